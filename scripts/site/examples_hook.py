@@ -1,0 +1,174 @@
+"""MkDocs hook: publish the standalone example tree with the site (registered in ``mkdocs.yml``).
+
+The committed tree ``docs/examples/`` (written by ``scripts/examples.py``) is served raw, never
+rendered: MkDocs would turn each ``README.md`` into a page, so the hook takes every
+``examples/`` file out of the build and :func:`publish` copies the files as they are. The built
+site then has:
+
+- ``/examples/manifest.json`` and ``/examples/<name>/<file>`` (byte-identical to the tree);
+- ``/examples/<name>.tar.gz``: one archive per example (``<name>/<file>`` members);
+- ``/wheels/``: the ``resq`` and ``hedron`` wheels of this very build, with an ``index.html``
+  that ``pip install --find-links <site>/wheels/`` reads (links carry ``#sha256=``);
+- ``/download_example.py``: the download script, its default URL set to the site's URL.
+
+The wheels come from the site's shared wheel build (``runtime.build_local_wheels`` in this
+folder), the same files the in-browser runtime loads.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import importlib.util
+import io
+import json
+import shutil
+import sys
+import tarfile
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+EXAMPLES_DIR = ROOT / "docs" / "examples"
+DOWNLOAD_SCRIPT = ROOT / "scripts" / "download_example.py"
+PREFIX = "examples/"
+
+
+def _load(name: str, path: Path) -> ModuleType:
+    key = f"_resq_hedron_{name}"
+    if key in sys.modules:
+        return sys.modules[key]
+    spec = importlib.util.spec_from_file_location(key, path)
+    if spec is None or spec.loader is None:
+        raise RuntimeError(f"cannot load {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[key] = module  # dataclasses look their module up while the file executes
+    spec.loader.exec_module(module)
+    return module
+
+
+def local_wheels() -> dict[str, Path]:
+    """Return ``{"resq": wheel, "hedron": wheel}`` from the site's shared wheel build."""
+    runtime = _load("site_runtime", HERE / "runtime.py")
+    folder = Path(runtime.build_local_wheels())
+    wheels = {}
+    for dist in ("resq", "hedron"):
+        found = sorted(folder.glob(f"{dist}-*-py3-none-any.whl"))
+        if len(found) != 1:
+            raise RuntimeError(f"expected one {dist} wheel in {folder}, found {found}")
+        wheels[dist] = found[0]
+    return wheels
+
+
+def wheels_index(wheels: list[Path]) -> str:
+    """Return the ``/wheels/index.html`` page: one link per wheel, with its sha256."""
+    links = "\n".join(
+        f'<a href="{html.escape(p.name)}#sha256={hashlib.sha256(p.read_bytes()).hexdigest()}">'
+        f"{html.escape(p.name)}</a><br>"
+        for p in sorted(wheels)
+    )
+    return f"""<!DOCTYPE html>
+<html lang="en">
+<head><meta charset="utf-8"><title>Wheels of this documentation build</title></head>
+<body>
+<h1>Wheels of this documentation build</h1>
+<p>The exact resq and hedron code these pages show. Use with
+<code>pip install --find-links &lt;this page&gt; ...</code>.</p>
+{links}
+</body>
+</html>
+"""
+
+
+def _archive(name: str, files: dict[str, bytes]) -> bytes:
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w:gz", format=tarfile.PAX_FORMAT) as tar:
+        for filename, data in files.items():
+            info = tarfile.TarInfo(f"{name}/{filename}")
+            info.size = len(data)
+            info.mode = 0o644
+            tar.addfile(info, io.BytesIO(data))
+    return buffer.getvalue()
+
+
+def publish(
+    site_dir: Path,
+    *,
+    site_url: str | None = None,
+    examples_dir: Path = EXAMPLES_DIR,
+    wheels: dict[str, Path] | None = None,
+) -> dict[str, Any]:
+    """Write the examples, archives, wheels page and download script into ``site_dir``.
+
+    Args:
+        site_dir: the built site's folder.
+        site_url: the URL the site is served from (``config.site_url``); becomes the download
+            script's default. ``None`` keeps the published URL the script already names.
+        examples_dir: the generated tree (``docs/examples/``).
+        wheels: the wheels to publish (default: :func:`local_wheels`).
+
+    Returns:
+        The manifest that was published.
+
+    Raises:
+        RuntimeError: the tree does not match its manifest, or the wheels are not the versions
+            the manifest names: regenerate with ``python scripts/examples.py``.
+    """
+    manifest: dict[str, Any] = json.loads((examples_dir / "manifest.json").read_text("utf-8"))
+    out = site_dir / "examples"
+    shutil.rmtree(out, ignore_errors=True)
+    out.mkdir(parents=True)
+    shutil.copy2(examples_dir / "manifest.json", out / "manifest.json")
+    for name, entry in manifest["examples"].items():
+        files = {f: (examples_dir / name / f).read_bytes() for f in entry["files"]}
+        for filename, data in files.items():
+            if hashlib.sha256(data).hexdigest() != entry["files"][filename]:
+                raise RuntimeError(
+                    f"docs/examples/{name}/{filename} does not match manifest.json: "
+                    "run `python scripts/examples.py`"
+                )
+            target = out / name / filename
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(data)
+        (out / entry["archive"]).write_bytes(_archive(name, files))
+    if wheels is None:
+        wheels = local_wheels()
+    names = {dist: path.name for dist, path in wheels.items()}
+    if names != manifest["wheels"]:
+        raise RuntimeError(
+            f"this build makes {names}, docs/examples/manifest.json names "
+            f"{manifest['wheels']}: run `python scripts/examples.py`"
+        )
+    wheel_dir = site_dir / "wheels"
+    shutil.rmtree(wheel_dir, ignore_errors=True)
+    wheel_dir.mkdir(parents=True)
+    for path in wheels.values():
+        shutil.copy2(path, wheel_dir / path.name)
+    (wheel_dir / "index.html").write_text(wheels_index(list(wheels.values())), "utf-8")
+    script = DOWNLOAD_SCRIPT.read_text("utf-8")
+    if site_url:
+        examples = _load("examples", ROOT / "scripts" / "examples.py")
+        script = examples.with_default_base_url(script, site_url.rstrip("/") + "/")
+    (site_dir / "download_example.py").write_text(script, "utf-8")
+    return manifest
+
+
+def on_files(files: Any, config: Any) -> Any:
+    """Take ``docs/examples/**`` out of MkDocs' build: those files are published raw."""
+    for file in list(files):
+        if file.src_uri.startswith(PREFIX):
+            files.remove(file)
+    return files
+
+
+def on_post_build(config: Any) -> None:
+    """Publish the example tree, archives, wheels and download script into the built site."""
+    publish(Path(config["site_dir"]), site_url=config.get("site_url"))
+
+
+def on_serve(server: Any, config: Any, builder: Any) -> Any:
+    """Rebuild on ``mkdocs serve`` when the download script changes."""
+    server.watch(str(DOWNLOAD_SCRIPT))
+    return server

@@ -1,0 +1,203 @@
+"""Build the self-hosted "Try it" runtime into ``.cache/site/runtime/`` (git-ignored).
+
+Steps (each cached; rerun only when its inputs change):
+
+1. the Pyodide runtime files from the pinned npm package (``scripts/npm_fetch.py``);
+2. the browser wheel set pinned in ``browser-requirements.txt``, downloaded with pip for the
+   Pyodide platform (pure wheels plus the wasm builds of compiled ones);
+3. fresh wheels of this repository's ``resq`` and ``hedron`` distributions and of the
+   ``tryit`` driver (which carries the recipes as package data);
+4. a lockfile of our own (sha256, depends, imports) that ``loadPyodide`` is pointed at;
+5. htmx, taken from hedron's build (same pinned npm package).
+
+The MkDocs hook (``scripts/site/hooks.py``) calls :func:`build` and copies the result into the
+built site under ``_tryit/``. Usage as a script: ``python scripts/site/runtime.py [--force]``.
+"""
+
+from __future__ import annotations
+
+import base64
+import hashlib
+import importlib.util
+import json
+import shutil
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+from types import ModuleType
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+CACHE = ROOT / ".cache" / "site"
+RUNTIME = CACHE / "runtime"
+
+PYODIDE_SPEC = "pyodide@314.0.7"
+PYODIDE_FILES = [
+    "pyodide.mjs",
+    "pyodide.asm.mjs",
+    "pyodide.asm.wasm",
+    "python_stdlib.zip",
+    "pyodide-lock.json",
+]
+PLATFORM_ARGS = [
+    "--only-binary=:all:",
+    "--python-version",
+    "3.14",
+    "--implementation",
+    "cp",
+    "--abi",
+    "cp314",
+    "--platform",
+    "pyemscripten_2026_0_wasm32",
+]
+BROWSER_REQUIREMENTS = HERE / "browser-requirements.txt"
+LOCK_NAME = "tryit-lock.json"
+HTMX = ROOT / "src" / "hedron" / "hedron" / "static" / "vendor" / "htmx.min.js"
+TRYIT_VERSION = "0.1.0"
+
+
+def _load(name: str, path: Path) -> ModuleType:
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise RuntimeError(f"cannot load {path}")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def _tree_hash(*paths: Path) -> str:
+    digest = hashlib.sha256()
+    for base in paths:
+        files = [base] if base.is_file() else sorted(p for p in base.rglob("*") if p.is_file())
+        for path in files:
+            if "__pycache__" in path.parts or path.suffix == ".pyc":
+                continue
+            digest.update(str(path.relative_to(ROOT)).encode())
+            digest.update(path.read_bytes())
+    return digest.hexdigest()[:16]
+
+
+def _stamped(folder: Path, key: str) -> bool:
+    stamp = folder / ".stamp"
+    return stamp.exists() and stamp.read_text() == key
+
+
+def _stamp(folder: Path, key: str) -> None:
+    (folder / ".stamp").write_text(key)
+
+
+def fetch_pyodide() -> Path:
+    """The Pyodide runtime files, extracted from the pinned npm package."""
+    folder = CACHE / "pyodide"
+    if not _stamped(folder, PYODIDE_SPEC):
+        npm_fetch = _load("npm_fetch", ROOT / "scripts" / "npm_fetch.py")
+        npm_fetch.extract(PYODIDE_SPEC, PYODIDE_FILES, folder)
+        _stamp(folder, PYODIDE_SPEC)
+    return folder
+
+
+def download_wheels() -> Path:
+    """The pinned browser wheel set for the Pyodide platform (exact pins, no resolution)."""
+    folder = CACHE / "wheels"
+    key = _tree_hash(BROWSER_REQUIREMENTS)
+    if not _stamped(folder, key):
+        shutil.rmtree(folder, ignore_errors=True)
+        folder.mkdir(parents=True)
+        cmd = [sys.executable, "-m", "pip", "download", "--quiet", "--disable-pip-version-check"]
+        cmd += [*PLATFORM_ARGS, "--no-deps", "-d", str(folder), "-r", str(BROWSER_REQUIREMENTS)]
+        subprocess.run(cmd, check=True)
+        _stamp(folder, key)
+    return folder
+
+
+def build_local_wheels() -> Path:
+    """Fresh wheels of ``src/resq`` and ``src/hedron`` (rebuilt when their sources change)."""
+    folder = CACHE / "local"
+    sources = [ROOT / "src" / "resq", ROOT / "src" / "hedron"]
+    key = _tree_hash(*sources)
+    if not _stamped(folder, key):
+        shutil.rmtree(folder, ignore_errors=True)
+        folder.mkdir(parents=True)
+        cmd = [sys.executable, "-m", "pip", "wheel", "--quiet", "--disable-pip-version-check"]
+        cmd += ["--no-deps", "--no-build-isolation", "-w", str(folder)]
+        subprocess.run([*cmd, *map(str, sources)], check=True, stdout=subprocess.DEVNULL)
+        _stamp(folder, key)
+    return folder
+
+
+def _record_line(name: str, data: bytes) -> str:
+    digest = base64.urlsafe_b64encode(hashlib.sha256(data).digest()).rstrip(b"=").decode()
+    return f"{name},sha256={digest},{len(data)}"
+
+
+def build_tryit_wheel() -> Path:
+    """A wheel of the ``tryit`` driver with every recipe under ``tryit/_recipes/<name>/``."""
+    folder = CACHE / "tryit"
+    sources = [HERE / "tryit", ROOT / "recipes"]
+    key = _tree_hash(*sources)
+    target = folder / f"tryit-{TRYIT_VERSION}-py3-none-any.whl"
+    if _stamped(folder, key) and target.exists():
+        return folder
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    members: list[tuple[str, bytes]] = []
+    for path in sorted((HERE / "tryit").rglob("*.py")):
+        members.append((f"tryit/{path.relative_to(HERE / 'tryit').as_posix()}", path.read_bytes()))
+    for path in sorted((ROOT / "recipes").rglob("*")):
+        if path.is_file() and "__pycache__" not in path.parts and path.suffix != ".pyc":
+            rel = path.relative_to(ROOT / "recipes").as_posix()
+            members.append((f"tryit/_recipes/{rel}", path.read_bytes()))
+    info = f"tryit-{TRYIT_VERSION}.dist-info"
+    meta = f"Metadata-Version: 2.1\nName: tryit\nVersion: {TRYIT_VERSION}\n"
+    meta += "Requires-Dist: resq\nRequires-Dist: hedron\n"
+    wheel = "Wheel-Version: 1.0\nGenerator: scripts/site/runtime.py\nRoot-Is-Purelib: true\n"
+    wheel += "Tag: py3-none-any\n"
+    members += [(f"{info}/METADATA", meta.encode()), (f"{info}/WHEEL", wheel.encode())]
+    record = [_record_line(n, d) for n, d in members] + [f"{info}/RECORD,,"]
+    members.append((f"{info}/RECORD", ("\n".join(record) + "\n").encode()))
+    with zipfile.ZipFile(target, "w", zipfile.ZIP_DEFLATED) as out:
+        for name, data in members:
+            out.writestr(zipfile.ZipInfo(name, date_time=(2020, 1, 1, 0, 0, 0)), data)
+    _stamp(folder, key)
+    return folder
+
+
+def build(*, force: bool = False) -> Path:
+    """Assemble the runtime folder (Pyodide files, wheels, lockfile, htmx) and return it."""
+    if force:
+        shutil.rmtree(CACHE, ignore_errors=True)
+    parts = [fetch_pyodide(), download_wheels(), build_local_wheels(), build_tryit_wheel()]
+    if not HTMX.exists():
+        hook = _load("hedron_hatch_build", ROOT / "src" / "hedron" / "hatch_build.py")
+        hook.ensure_htmx()
+    key = "|".join((part / ".stamp").read_text() for part in parts) + _tree_hash(HTMX)
+    if _stamped(RUNTIME, key):
+        return RUNTIME
+    lockfile = _load("tryit_lockfile", HERE / "lockfile.py")
+    staging = CACHE / "runtime.new"
+    shutil.rmtree(staging, ignore_errors=True)
+    pyodide_dir = staging / "pyodide"
+    pyodide_dir.mkdir(parents=True)
+    for part in parts:
+        for path in part.iterdir():
+            if path.name != ".stamp" and path.name != "pyodide-lock.json":
+                shutil.copy2(path, pyodide_dir / path.name)
+    info = json.loads((parts[0] / "pyodide-lock.json").read_text())["info"]
+    lockfile.write_lock(pyodide_dir, info, pyodide_dir / LOCK_NAME)
+    shutil.copy2(HTMX, staging / "htmx.min.js")
+    _stamp(staging, key)
+    shutil.rmtree(RUNTIME, ignore_errors=True)
+    staging.replace(RUNTIME)
+    return RUNTIME
+
+
+def main(argv: list[str]) -> int:
+    folder = build(force="--force" in argv)
+    total = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
+    print(f"runtime ready in {folder.relative_to(ROOT)} ({total / 1e6:.1f} MB)")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

@@ -1,0 +1,153 @@
+"""Markdown generated for the site: one page per recipe, the recipes index, the nav sections.
+
+Recipe pages never copy code: they include the recipe's files with ``pymdownx.snippets``
+(``--8<-- "recipes/<name>/<file>"``), so the page shows the files byte for byte.
+"""
+
+from __future__ import annotations
+
+import html
+import tomllib
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+LANGS = {".py": "python", ".toml": "toml", ".txt": "text", ".md": "markdown", ".sh": "bash"}
+
+
+@dataclass(frozen=True)
+class RecipeInfo:
+    """What a page needs to know about ``recipes/<name>/recipe.toml``."""
+
+    name: str
+    title: str
+    summary: str
+    library: str
+    files: tuple[str, ...]
+    run: tuple[str, ...]
+    requirements: tuple[str, ...]
+
+
+def read_recipes(root: Path) -> list[RecipeInfo]:
+    """Every recipe under ``root/recipes`` (folders with a ``recipe.toml``), sorted by name."""
+    found = []
+    for toml in sorted((root / "recipes").glob("*/recipe.toml")):
+        data = tomllib.loads(toml.read_text(encoding="utf-8"))
+        found.append(
+            RecipeInfo(
+                name=toml.parent.name,
+                title=data["title"],
+                summary=data["summary"],
+                library=data["library"],
+                files=tuple(data["files"]),
+                run=tuple(data.get("run", ())),
+                requirements=tuple(data.get("requirements", ())),
+            )
+        )
+    return found
+
+
+def widget_html(recipe: RecipeInfo) -> str:
+    """The server-rendered "Try it" widget; ``tryit.mjs`` makes it live on click."""
+    name = html.escape(recipe.name)
+    return f"""<div class="tryit" data-tryit="{name}" data-library="{recipe.library}">
+<div class="tryit__bar">
+<button type="button" class="md-button md-button--primary tryit__step"
+ data-action="step">Step</button>
+<button type="button" class="md-button tryit__run" data-action="run">Run to end</button>
+<button type="button" class="md-button tryit__reset" data-action="reset">Reset</button>
+</div>
+<p class="tryit__status" role="status">Runs the code below in your browser: each <b>Step</b> is one
+request. The Python runtime (about 16&nbsp;MB) loads on the first click.</p>
+<progress class="tryit__progress" hidden></progress>
+<div class="tryit__panel" hx-disable hidden></div>
+<ol class="tryit__transcript" aria-live="polite" aria-label="Transcript of this run"></ol>
+</div>
+"""
+
+
+def recipe_page(recipe: RecipeInfo) -> str:
+    """Markdown of ``recipes/<name>.md``: text, widget, files (included), how to run it."""
+    base = f"recipes/{recipe.name}"
+    out = [f"# {recipe.title}", "", recipe.summary, "", f'--8<-- "{base}/page.md"', ""]
+    out += ["## Try it", "", widget_html(recipe), ""]
+    out += ['??? note "Recorded transcript (what the test suite asserts)"', ""]
+    out += ["    ```text", f'    --8<-- "{base}/transcript.txt"', "    ```", ""]
+    out += ["## The code", ""]
+    for file in recipe.files:
+        lang = LANGS.get(Path(file).suffix, "text")
+        out += [f'=== "{file}"', "", f'    ```{lang} title="{file}"']
+        out += [f'    --8<-- "{base}/{file}"', "    ```", ""]
+    out += ["## Run it yourself", ""]
+    if recipe.requirements:
+        reqs = " ".join(f'"{r}"' if any(c in r for c in "<>=[") else r for r in recipe.requirements)
+        out += ["```bash", "python -m venv .venv && . .venv/bin/activate", f"pip install {reqs}"]
+        out += ["```", ""]
+    if recipe.run:
+        out += [f"Save {', '.join(f'`{f}`' for f in recipe.files)} in one folder, then:", ""]
+        out += ["```bash", *recipe.run, "```", ""]
+    return "\n".join(out)
+
+
+def recipes_index(recipes: list[RecipeInfo]) -> str:
+    """Markdown of ``recipes/index.md``: one row per recipe."""
+    out = ["# Recipes", ""]
+    out += ["Every recipe is a folder of real code under `recipes/` in the repository. Its page"]
+    out += ["shows the files byte for byte, the test suite runs it to the end and compares the"]
+    out += ["transcript, and **Try it** runs the very same code in your browser (Pyodide, served"]
+    out += ["from this site), one request per click, on a virtual clock.", ""]
+    out += ["| Recipe | Library | What it shows |", "| --- | --- | --- |"]
+    for recipe in recipes:
+        out.append(f"| [{recipe.title}]({recipe.name}.md) | {recipe.library} | {recipe.summary} |")
+    return "\n".join(out) + "\n"
+
+
+def _entry_path(entry: Any) -> str | None:
+    if isinstance(entry, str):
+        return entry
+    if isinstance(entry, dict) and len(entry) == 1:
+        value = next(iter(entry.values()))
+        return value if isinstance(value, str) else None
+    return None
+
+
+def expand_nav(nav: list[Any], available: set[str]) -> list[Any]:
+    """Complete the nav: drop listed pages that do not exist, append unlisted ones.
+
+    A section whose value is a folder (``"recipes/"``) becomes every available page in that
+    folder (its ``index.md`` first). A section listing pages of one folder gets the folder's
+    other pages appended in file-name order.
+    """
+    out: list[Any] = []
+    for entry in nav:
+        if isinstance(entry, dict) and len(entry) == 1:
+            ((title, value),) = entry.items()
+            if isinstance(value, str) and value.endswith("/"):
+                pages = _folder_pages(value, available)
+                if pages:
+                    out.append({title: pages})
+                continue
+            if isinstance(value, list):
+                children = expand_nav(value, available)
+                folders = {p.rsplit("/", 1)[0] for c in value if (p := _entry_path(c)) and "/" in p}
+                listed = {_entry_path(c) for c in children}
+                if len(folders) == 1:
+                    folder = next(iter(folders)) + "/"
+                    children += [
+                        p
+                        for p in _folder_pages(folder, available)
+                        if p not in listed and p.count("/") == folder.count("/")
+                    ]
+                if children:
+                    out.append({title: children})
+                continue
+        path = _entry_path(entry)
+        if path is None or path in available or "://" in path:
+            out.append(entry)
+    return out
+
+
+def _folder_pages(folder: str, available: set[str]) -> list[str]:
+    pages = sorted(p for p in available if p.startswith(folder) and p.endswith(".md"))
+    index = folder + "index.md"
+    return [index, *(p for p in pages if p != index)] if index in pages else pages
