@@ -158,7 +158,9 @@ class BackendConformance:
 
     # --- state machine -------------------------------------------------------------------
 
-    def test_queued_running_succeeded_with_result(self, timed: JobBackend, clock: VirtualClock) -> None:
+    def test_queued_running_succeeded_with_result(
+        self, timed: JobBackend, clock: VirtualClock
+    ) -> None:
         job = _submit(timed)
         assert job.created_at == 1_000.0
         clock.advance(2)
@@ -420,9 +422,7 @@ class BackendConformance:
 class ClaimingBackendConformance(BackendConformance):
     """Adds the lease-based claiming used by the built-in runners."""
 
-    def test_claim_next_takes_the_oldest_queued_job(
-        self, timed: Any, clock: VirtualClock
-    ) -> None:
+    def test_claim_next_takes_the_oldest_queued_job(self, timed: Any, clock: VirtualClock) -> None:
         first = _submit(timed)
         clock.advance(1)
         second = _submit(timed)
