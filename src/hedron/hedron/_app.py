@@ -1,0 +1,272 @@
+"""The ``Hedron`` application class (a FastAPI subclass)."""
+
+from __future__ import annotations
+
+import inspect
+import sys
+from collections.abc import Callable, Sequence
+from typing import Any, Literal, TypeVar
+
+from fastapi import Depends, FastAPI, Request
+from fastapi.responses import HTMLResponse
+from starlette.concurrency import run_in_threadpool
+from starlette.middleware.sessions import SessionMiddleware
+from starlette.responses import Response
+
+from hedron._middleware import CSRF_SCOPE_KEY, HedronMiddleware
+from hedron._static import static_endpoint
+from hedron.csrf import csrf_protect
+from hedron_core import Component, render, render_document
+from hedron_core.security import SAFE_METHODS, Profile, check_profile, check_session_secret
+
+__all__ = ["Hedron"]
+
+F = TypeVar("F", bound=Callable[..., Any])
+Explorer = Literal["off", "development"]
+
+_REQUEST_PARAM = "hedron_request__"
+_IN_BROWSER = sys.platform == "emscripten"
+
+
+def is_htmx_request(request: Request) -> bool:
+    """``True`` for an htmx request that wants a fragment (not a boost or history restore)."""
+    headers = request.headers
+    return (
+        headers.get("hx-request") == "true"
+        and headers.get("hx-boosted") != "true"
+        and headers.get("hx-history-restore-request") != "true"
+    )
+
+
+class Hedron(FastAPI):
+    """A FastAPI application that renders hedron components.
+
+    Adds sessions, security headers, CSRF protection, hedron's static files (htmx and the
+    stylesheet, same origin), ``@app.page`` / ``@app.action`` routes and an optional
+    component explorer. Plain ``@app.get``/``@app.post`` routes behave as in FastAPI.
+
+    Args:
+        title: Application title (also the default document title).
+        security: ``"development"``, ``"standard"`` (default) or ``"strict"``.
+        explorer: ``"development"`` mounts the component explorer at
+            ``/_hedron/explorer``; ``"off"`` (default) mounts nothing.
+        session_secret: Key signing the session cookie (>= 32 random characters). Missing or
+            placeholder values warn, and are refused when ``HEDRON_ENV=production`` or
+            ``security="strict"``.
+        job_backend: Optional job backend (see ``hedron_core.jobs``); stored as
+            ``app.job_backend``.
+        static_prefix: Root-relative URL of hedron's static files.
+        **fastapi_kwargs: Passed to ``FastAPI`` (the OpenAPI/Swagger pages are off unless
+            ``docs_url``/``openapi_url`` are given, as they load off-origin assets).
+
+    Example:
+        >>> app = Hedron(title="Demo", session_secret=secrets.token_urlsafe(48))  # doctest: +SKIP
+        >>> @app.page("/")  # doctest: +SKIP
+        ... def home() -> Page:
+        ...     return Page(Text("Hello"), title="Home")
+    """
+
+    def __init__(
+        self,
+        *,
+        title: str = "Hedron",
+        security: Profile = "standard",
+        explorer: Explorer = "off",
+        session_secret: str | None = None,
+        job_backend: Any = None,
+        static_prefix: str = "/_hedron/static",
+        **fastapi_kwargs: Any,
+    ) -> None:
+        profile = check_profile(security)
+        if explorer not in ("off", "development"):
+            raise ValueError(f"Hedron.explorer must be 'off' or 'development'; got {explorer!r}")
+        if not isinstance(title, str) or not title.strip():
+            raise ValueError(f"Hedron.title must be a non-empty str, got {title!r}")
+        if (
+            not isinstance(static_prefix, str)
+            or not static_prefix.startswith("/")
+            or static_prefix.endswith("/")
+        ):
+            raise ValueError(
+                f"Hedron.static_prefix must start with '/' and not end with '/'; "
+                f"got {static_prefix!r}"
+            )
+        secret = check_session_secret(session_secret, profile=profile)
+        for key in ("docs_url", "redoc_url", "openapi_url"):
+            fastapi_kwargs.setdefault(key, None)
+        super().__init__(title=title, **fastapi_kwargs)
+        self.security_profile: Profile = profile
+        self.explorer_mode: Explorer = explorer
+        self.static_prefix = static_prefix
+        #: The job backend given to the constructor (``None`` when not configured).
+        self.job_backend: Any = job_backend
+        self.add_middleware(
+            SessionMiddleware,
+            secret_key=secret,
+            session_cookie="hedron_session",
+            same_site="lax",
+            https_only=profile == "strict",
+        )
+        self.add_middleware(HedronMiddleware, profile=profile)
+        self.add_route(
+            f"{static_prefix}/{{name:path}}",
+            static_endpoint,
+            methods=["GET", "HEAD"],
+            name="hedron-static",
+            include_in_schema=False,
+        )
+        if explorer == "development":
+            from hedron._explorer import mount_explorer
+
+            mount_explorer(self)
+
+    # -- hedron routes -------------------------------------------------------------------
+
+    def page(
+        self,
+        path: str,
+        *,
+        methods: Sequence[str] = ("GET",),
+        name: str | None = None,
+        dependencies: Sequence[Any] | None = None,
+        **route_kwargs: Any,
+    ) -> Callable[[F], F]:
+        """Register a page: the handler returns a component (usually a ``Page``).
+
+        A normal request gets a full HTML document; an htmx request (``HX-Request: true``)
+        gets only the body fragment. Responses carry ``Vary: HX-Request``. Unsafe methods
+        are CSRF-protected. Handlers may be ``def`` or ``async def``, take FastAPI
+        parameters (``Request``, path/query params, ``Depends``) and may return a
+        ``Response`` instead of a component.
+
+        Args:
+            path: Route path (FastAPI syntax).
+            methods: HTTP methods (default ``GET``).
+            name: Route name (default: the function name).
+            dependencies: Extra FastAPI dependencies.
+            **route_kwargs: Passed to ``add_api_route``.
+
+        Example:
+            >>> @app.page("/")  # doctest: +SKIP
+            ... def home() -> Page:
+            ...     return Page(Text("Hello"), title="Home")
+        """
+        return self._route(path, "page", methods, name, dependencies, route_kwargs)
+
+    def action(
+        self,
+        path: str,
+        *,
+        methods: Sequence[str] = ("POST",),
+        name: str | None = None,
+        dependencies: Sequence[Any] | None = None,
+        **route_kwargs: Any,
+    ) -> Callable[[F], F]:
+        """Register an action: the handler's component is answered as a fragment.
+
+        Use it for form posts and buttons (``Button(ref=...)``, ``Form``); unsafe methods
+        are CSRF-protected (``X-CSRF-Token`` header or ``csrf_token`` field).
+
+        Args:
+            path: Route path (FastAPI syntax).
+            methods: HTTP methods (default ``POST``).
+            name: Route name (default: the function name).
+            dependencies: Extra FastAPI dependencies.
+            **route_kwargs: Passed to ``add_api_route``.
+
+        Example:
+            >>> @app.action("/subscribe")  # doctest: +SKIP
+            ... async def subscribe(email: str = Form()) -> Alert:
+            ...     return Alert(f"Subscribed {email}", tone="success")
+        """
+        return self._route(path, "fragment", methods, name, dependencies, route_kwargs)
+
+    def _route(
+        self,
+        path: str,
+        mode: Literal["page", "fragment"],
+        methods: Sequence[str],
+        name: str | None,
+        dependencies: Sequence[Any] | None,
+        route_kwargs: dict[str, Any],
+    ) -> Callable[[F], F]:
+        if isinstance(methods, str):
+            raise TypeError("methods must be a sequence of str such as ['GET'], not a str")
+        verbs = [m.upper() for m in methods]
+        deps = list(dependencies or [])
+        if any(v not in SAFE_METHODS for v in verbs):
+            deps.insert(0, Depends(csrf_protect))
+
+        def decorator(func: F) -> F:
+            if not callable(func):
+                raise TypeError(f"@app.{mode}({path!r}) must decorate a function")
+            endpoint = self._endpoint(func, mode)
+            self.add_api_route(
+                path,
+                endpoint,
+                methods=verbs,
+                name=name or getattr(func, "__name__", None),
+                response_class=HTMLResponse,
+                response_model=None,
+                dependencies=deps,
+                include_in_schema=route_kwargs.pop("include_in_schema", False),
+                **route_kwargs,
+            )
+            return func
+
+        return decorator
+
+    def _endpoint(self, func: Callable[..., Any], mode: str) -> Callable[..., Any]:
+        signature = inspect.signature(func, eval_str=True)
+        params = list(signature.parameters.values())
+        request_name = next(
+            (p.name for p in params if p.annotation is Request),
+            None,
+        )
+        added = request_name is None
+        request_key = _REQUEST_PARAM if request_name is None else request_name
+        if added:
+            params.append(
+                inspect.Parameter(
+                    _REQUEST_PARAM, inspect.Parameter.KEYWORD_ONLY, annotation=Request
+                )
+            )
+        is_async = inspect.iscoroutinefunction(func)
+        label = getattr(func, "__qualname__", repr(func))
+
+        async def endpoint(**kwargs: Any) -> Response:
+            request: Request = kwargs.pop(request_key) if added else kwargs[request_key]
+            if is_async:
+                result = await func(**kwargs)
+            elif _IN_BROWSER:
+                result = func(**kwargs)
+            else:
+                result = await run_in_threadpool(func, **kwargs)
+            return self._respond(result, request, mode, label)
+
+        endpoint.__signature__ = signature.replace(  # type: ignore[attr-defined]
+            parameters=params, return_annotation=Response
+        )
+        endpoint.__name__ = getattr(func, "__name__", "endpoint")
+        endpoint.__doc__ = func.__doc__
+        return endpoint
+
+    def _respond(self, result: object, request: Request, mode: str, label: str) -> Response:
+        if isinstance(result, Response):
+            if mode == "page":
+                result.headers.setdefault("Vary", "HX-Request")
+            return result
+        if not isinstance(result, Component):
+            raise TypeError(
+                f"{label} must return a hedron Component or a Response, got {type(result).__name__}"
+            )
+        token = request.scope.get(CSRF_SCOPE_KEY)
+        headers = {"Cache-Control": "no-store"}
+        if mode == "page":
+            headers["Vary"] = "HX-Request"
+            if not is_htmx_request(request):
+                html = render_document(
+                    result, title=self.title, static_prefix=self.static_prefix, csrf_token=token
+                )
+                return HTMLResponse(html, headers=headers)
+        return HTMLResponse(render(result, csrf_token=token), headers=headers)

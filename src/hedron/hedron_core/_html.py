@@ -1,0 +1,186 @@
+"""The one serializer: escaping, attribute checks and element building.
+
+Everything hedron renders goes through :func:`element`. Plain ``str`` values are always
+escaped; only :class:`Html` (produced by this module) passes through unchanged.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping
+
+__all__ = [
+    "URL_ATTRIBUTES",
+    "Html",
+    "TrustedURL",
+    "check_url",
+    "element",
+    "escape_attr",
+    "escape_text",
+    "join",
+]
+
+_TEXT_TABLE = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
+_ATTR_TABLE = str.maketrans(
+    {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;", "`": "&#x60;"}
+)
+# Control characters other than tab/newline/carriage return are invalid in HTML text.
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_ATTR_NAME = re.compile(r"^[a-z][a-z0-9]*(?:[-:][a-z0-9]+)*$")
+_TAG_NAME = re.compile(r"^[a-z][a-z0-9]*$")
+_VOID = frozenset({"br", "hr", "img", "input", "link", "meta", "source", "col", "wbr"})
+_FORBIDDEN_TAGS = frozenset({"script", "style", "iframe", "object", "embed", "base"})
+
+#: Attributes whose value is a URL: they must be root-relative or a :class:`TrustedURL`.
+URL_ATTRIBUTES = frozenset(
+    {
+        "href",
+        "src",
+        "action",
+        "formaction",
+        "poster",
+        "hx-get",
+        "hx-post",
+        "hx-put",
+        "hx-patch",
+        "hx-delete",
+        "hx-push-url",
+        "hx-replace-url",
+    }
+)
+
+
+class Html(str):
+    """A string of markup already produced by the serializer (never escaped again).
+
+    Do not construct it from untrusted input; components return it from ``render``.
+    """
+
+    __slots__ = ()
+
+
+class TrustedURL(str):
+    """A URL the application vouches for (for example an absolute link to another site).
+
+    URL attributes accept only root-relative paths (``/jobs/1``) unless the value is wrapped
+    in ``TrustedURL``. ``javascript:``, ``data:`` and ``vbscript:`` are refused even then.
+
+    Example:
+        >>> Link("Docs", href=TrustedURL("https://example.org/docs"))  # doctest: +SKIP
+    """
+
+    __slots__ = ()
+
+
+def escape_text(value: str) -> str:
+    """Escape ``value`` for use as element text (``&``, ``<``, ``>``; control chars dropped).
+
+    Example:
+        >>> escape_text("<b>&")
+        '&lt;b&gt;&amp;'
+    """
+    return _CONTROL.sub("", value).translate(_TEXT_TABLE)
+
+
+def escape_attr(value: str) -> str:
+    """Escape ``value`` for use inside a double-quoted attribute.
+
+    Example:
+        >>> escape_attr('a"b')
+        'a&quot;b'
+    """
+    return _CONTROL.sub("", value).translate(_ATTR_TABLE)
+
+
+_SCHEME = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*):")
+_DANGEROUS_SCHEMES = frozenset({"javascript", "data", "vbscript", "file"})
+
+
+def check_url(value: str, *, where: str) -> str:
+    """Return ``value`` if it is a safe URL for an attribute, else raise ``ValueError``.
+
+    Root-relative paths (``/a/b?x=1``) are accepted; protocol-relative (``//host``) and
+    backslash tricks are refused. A :class:`TrustedURL` may be absolute (``https://…``) but
+    never uses a script-capable scheme.
+
+    Args:
+        value: The URL.
+        where: ``"Component.prop"``, used in the error message.
+
+    Example:
+        >>> check_url("/jobs/1", where="Link.href")
+        '/jobs/1'
+    """
+    if not isinstance(value, str):
+        raise TypeError(f"{where} must be a str URL, got {type(value).__name__}")
+    stripped = _CONTROL.sub("", value).strip()
+    if any(ch in stripped for ch in "\t\n\r "):
+        raise ValueError(f"{where} must not contain whitespace: {value!r}")
+    if isinstance(value, TrustedURL):
+        match = _SCHEME.match(stripped)
+        if match and match.group(1).lower() in _DANGEROUS_SCHEMES:
+            raise ValueError(f"{where} uses a forbidden URL scheme: {value!r}")
+        if not stripped:
+            raise ValueError(f"{where} must not be empty")
+        return value
+    if not stripped.startswith("/") or stripped.startswith("//") or "\\" in stripped:
+        raise ValueError(
+            f"{where} must be a root-relative path such as '/status' (got {value!r}); "
+            "wrap deliberate absolute URLs in TrustedURL(...)"
+        )
+    return value
+
+
+def _attr(name: str, value: str | bool, tag: str) -> str:
+    if not _ATTR_NAME.match(name):
+        raise ValueError(f"<{tag}>: invalid attribute name {name!r}")
+    if name.startswith("on"):
+        raise ValueError(f"<{tag}>: event-handler attribute {name!r} is not allowed")
+    if name == "style" or name.startswith("hx-on"):
+        raise ValueError(f"<{tag}>: attribute {name!r} is not allowed")
+    if value is True:
+        return f" {name}"
+    if name in URL_ATTRIBUTES:
+        check_url(value, where=f"<{tag}> {name}")  # type: ignore[arg-type]
+    return f' {name}="{escape_attr(value)}"'  # type: ignore[arg-type]
+
+
+def element(
+    tag: str,
+    attrs: Mapping[str, str | bool | None] | None = None,
+    children: Iterable[str] = (),
+) -> Html:
+    """Serialize one element; ``str`` children are escaped, :class:`Html` children are kept.
+
+    Attributes whose value is ``None`` or ``False`` are left out; ``True`` gives a boolean
+    attribute. Attribute order is the mapping's order, so output is deterministic.
+
+    Example:
+        >>> element("p", {"class": "x"}, ["a < b"])
+        '<p class="x">a &lt; b</p>'
+    """
+    if not _TAG_NAME.match(tag) or tag in _FORBIDDEN_TAGS:
+        raise ValueError(f"element tag {tag!r} is not allowed")
+    parts = [f"<{tag}"]
+    if attrs:
+        for name, value in attrs.items():
+            if value is None or value is False:
+                continue
+            parts.append(_attr(name, value, tag))
+    parts.append(">")
+    if tag in _VOID:
+        return Html("".join(parts))
+    for child in children:
+        parts.append(child if isinstance(child, Html) else escape_text(child))
+    parts.append(f"</{tag}>")
+    return Html("".join(parts))
+
+
+def join(parts: Iterable[str]) -> Html:
+    """Concatenate serializer output, escaping any plain ``str`` part.
+
+    Example:
+        >>> join([element("br"), "a&b"])
+        '<br>a&amp;b'
+    """
+    return Html("".join(p if isinstance(p, Html) else escape_text(p) for p in parts))
