@@ -1,0 +1,173 @@
+"""The two engines behind one small internal protocol.
+
+An engine sends a :class:`~resq._request.RequestSnapshot` and knows how to read its own
+responses' status (``ok`` mirrors the engine's ``raise_for_status``). ``RequestsEngine`` is
+sync (a fresh ``requests.Session`` per request, or one persistent session for ``Session``);
+``HttpxEngine`` is async (one ``httpx.AsyncClient``). Neither ever reopens after ``close``.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Protocol
+
+import httpx
+import requests
+import requests.adapters
+
+from resq._errors import ClientClosedError
+from resq._request import RequestSnapshot
+
+_REQUESTS_OPTIONS = frozenset(
+    {
+        "headers",
+        "cookies",
+        "auth",
+        "params",
+        "verify",
+        "cert",
+        "proxies",
+        "stream",
+        "trust_env",
+        "max_redirects",
+        "hooks",
+    }
+)
+_CLOSED = (
+    "{what}: the client is closed; resq does not reopen connections behind your back. "
+    "Create a new Requests/Session to send again."
+)
+
+
+class Engine(Protocol):
+    """What wrappers and clients need from either engine."""
+
+    name: str
+    closed: bool
+
+    def ok(self, response: Any) -> bool:
+        """True exactly when the engine's ``raise_for_status`` would not raise."""
+        ...
+
+    def reason(self, response: Any) -> str:
+        """The status line's reason phrase."""
+        ...
+
+
+def check_open(engine: Engine, what: str) -> None:
+    """Raise :class:`ClientClosedError` if ``engine`` is closed."""
+    if engine.closed:
+        raise ClientClosedError(_CLOSED.format(what=what))
+
+
+class RequestsEngine:
+    """Sync engine on ``requests`` (4xx/5xx are bad statuses)."""
+
+    name = "requests"
+
+    def __init__(
+        self,
+        *,
+        persistent: bool,
+        net_timeout: float | None,
+        options: dict[str, Any],
+        transport: requests.adapters.BaseAdapter | None,
+    ) -> None:
+        unknown = sorted(set(options) - _REQUESTS_OPTIONS)
+        if unknown:
+            raise TypeError(
+                f"Requests(): unknown client option {unknown[0]!r} for adapter='requests'; "
+                f"expected any of {', '.join(sorted(_REQUESTS_OPTIONS))}"
+            )
+        self.closed = False
+        self._timeout = net_timeout
+        self._options = options
+        self._transport = transport
+        self._session = self._new_session() if persistent else None
+
+    def _new_session(self) -> requests.Session:
+        session = requests.Session()
+        for key, value in self._options.items():
+            if key == "headers":
+                session.headers.update(value)
+            elif key == "cookies":
+                session.cookies.update(value)
+            else:
+                setattr(session, key, value)
+        if self._transport is not None:
+            session.mount("http://", self._transport)
+            session.mount("https://", self._transport)
+        return session
+
+    def _dispose(self, session: requests.Session) -> None:
+        if self._transport is not None:  # the transport belongs to the client, not this session
+            session.adapters.pop("http://", None)
+            session.adapters.pop("https://", None)
+        session.close()
+
+    def send(self, request: RequestSnapshot) -> requests.Response:
+        """Send one request and return the engine response (body read unless stream=True)."""
+        check_open(self, "request")
+        kwargs = request.replay_kwargs()
+        if self._session is not None:
+            return self._session.request(
+                request.method, request.url, timeout=self._timeout, **kwargs
+            )
+        session = self._new_session()
+        try:
+            return session.request(request.method, request.url, timeout=self._timeout, **kwargs)
+        finally:
+            self._dispose(session)
+
+    def ok(self, response: Any) -> bool:
+        """``requests`` raises for 400-599 only."""
+        return not 400 <= int(response.status_code) < 600
+
+    def reason(self, response: Any) -> str:
+        """``requests.Response.reason``."""
+        return str(response.reason or "")
+
+    def close(self) -> None:
+        """Close the persistent session (if any) and the transport; idempotent."""
+        if self.closed:
+            return
+        self.closed = True
+        if self._session is not None:
+            self._session.close()  # closes every mounted adapter, the transport included
+        elif self._transport is not None:
+            self._transport.close()
+
+
+class HttpxEngine:
+    """Async engine on ``httpx.AsyncClient`` (every non-2xx is a bad status)."""
+
+    name = "httpx"
+
+    def __init__(
+        self,
+        *,
+        net_timeout: float | None,
+        options: dict[str, Any],
+        transport: httpx.AsyncBaseTransport | None,
+    ) -> None:
+        self.closed = False
+        self._client = httpx.AsyncClient(timeout=net_timeout, transport=transport, **options)
+
+    async def send(self, request: RequestSnapshot) -> httpx.Response:
+        """Send one request and return the engine response (body read)."""
+        check_open(self, "request")
+        return await self._client.request(request.method, request.url, **request.replay_kwargs())
+
+    def ok(self, response: Any) -> bool:
+        """``httpx`` raises for anything but 2xx (an unfollowed 304 included)."""
+        return bool(response.is_success)
+
+    def reason(self, response: Any) -> str:
+        """``httpx.Response.reason_phrase``."""
+        return str(response.reason_phrase)
+
+    async def aclose(self) -> None:
+        """Close the ``AsyncClient`` and its transport; idempotent."""
+        if self.closed:
+            return
+        self.closed = True
+        await self._client.aclose()
