@@ -24,6 +24,7 @@ from ._sqlite import SQLiteJobBackend
 from ._stepping import SteppingRunner
 from ._threads import ThreadPoolRunner
 from ._types import TERMINAL_STATES, JobProgress, JobScope, JobState, JobStatus
+from ._view import describe_status, job_result_view, job_status_view
 
 __all__ = [
     "RUNNER_ENV",
@@ -47,6 +48,9 @@ __all__ = [
     "ThreadPoolRunner",
     "VirtualClock",
     "check_transition",
+    "describe_status",
+    "job_result_view",
+    "job_status_view",
     "local_runner",
     "new_job_id",
 ]
