@@ -66,6 +66,8 @@ class RedisServer:
             ``False`` (default) keeps nothing on disk.
         port: the port to bind; a free one is chosen when omitted.
         executable: the ``redis-server`` binary (found on ``PATH`` by default).
+        extra_args: more ``redis-server`` options, e.g. ``("--min-replicas-to-write", "1")``
+            for a server that refuses every write.
     """
 
     def __init__(
@@ -74,6 +76,7 @@ class RedisServer:
         persistence: bool = False,
         port: int | None = None,
         executable: str | None = None,
+        extra_args: tuple[str, ...] = (),
     ) -> None:
         exe = executable or shutil.which("redis-server") or "/usr/bin/redis-server"
         if not Path(exe).exists():
@@ -83,6 +86,7 @@ class RedisServer:
             )
         self.executable = exe
         self.persistence = persistence
+        self.extra_args = tuple(extra_args)
         self.port = port or free_port()
         self._tmp = tempfile.TemporaryDirectory(prefix="hedron-redis-")
         self.dir = Path(self._tmp.name)
@@ -121,7 +125,7 @@ class RedisServer:
             argv += ["--appendonly", "yes", "--appendfsync", "always"]
         else:
             argv += ["--appendonly", "no"]
-        return argv
+        return argv + list(self.extra_args)
 
     def start(self) -> RedisServer:
         """Start the server and wait (bounded) until it answers PING."""
@@ -185,9 +189,11 @@ class RedisServer:
 
 
 @contextlib.contextmanager
-def running_redis(*, persistence: bool = False) -> Iterator[RedisServer]:
+def running_redis(
+    *, persistence: bool = False, extra_args: tuple[str, ...] = ()
+) -> Iterator[RedisServer]:
     """Context manager: a started :class:`RedisServer`, always closed afterwards."""
-    server = RedisServer(persistence=persistence)
+    server = RedisServer(persistence=persistence, extra_args=extra_args)
     try:
         yield server.start()
     finally:

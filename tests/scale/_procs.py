@@ -146,6 +146,8 @@ def rq_argv(redis_url: str, queue: str, *, name: str) -> list[str]:
         name,
         "--logging_level",
         "INFO",
+        "-c",
+        "rq_settings",
         queue,
     ]
 

@@ -1,0 +1,162 @@
+"""Run hedron jobs on Celery workers, with job status in Redis.
+
+One object wires everything: the Redis backend (status, progress, cancel, TTL), a Celery app
+whose single generic task runs any registered task function, and the backend to give
+``Hedron(job_backend=...)`` so ``enqueue_durable`` sends new jobs to Celery.
+
+Example:
+    ```python
+    # myapp/jobs.py - imported by the web processes and by `celery -A myapp.jobs worker`
+    from hedron.integrations import ScaleConfig
+    from hedron.integrations.celery import CeleryJobs
+
+    async def report(ctx):
+        for i in range(3):
+            ctx.progress(i + 1, 3, f"step {i + 1}")
+            await ctx.sleep(1.0)
+        return {"rows": 3}
+
+    jobs = CeleryJobs(ScaleConfig.from_env(), {"report": report})
+    celery = jobs.celery            # `celery -A myapp.jobs worker -Q hedron-jobs`
+    backend = jobs.backend          # Hedron(job_backend=backend)
+    ```
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from hedron_core.jobs._context import Task
+from hedron_core.jobs._types import JobStatus
+from hedron_core.jobs.redis_backend import RedisJobBackend
+
+from ._config import ScaleConfig
+from ._queued import QueuedJobBackend
+from ._worker import DEFAULT_LEASE_S, DEFAULT_MAX_ATTEMPTS, check_tasks, run_job, worker_name
+
+__all__ = ["RUN_JOB_TASK", "CeleryJobs"]
+
+RUN_JOB_TASK = "hedron.run_job"
+"""The name of the one Celery task that runs every hedron job (its argument is the job id)."""
+MAINTENANCE_TASK = "hedron.maintenance"
+"""Celery task that recovers lost jobs and deletes expired ones (scheduled for celery beat)."""
+
+
+class _CeleryDispatcher:
+    engine = "celery"
+
+    def __init__(self, owner: CeleryJobs) -> None:
+        self._owner = owner
+
+    def send(self, status: JobStatus) -> None:
+        owner = self._owner
+        owner.run_task.apply_async(
+            args=[status.id],
+            queue=owner.config.queue_for(status.type),
+            retry=False,
+        )
+
+    def revoke(self, job_id: str) -> None:
+        # Workers drop revoked messages; the claim check would skip a cancelled job anyway.
+        self._owner.celery.control.revoke(job_id)
+
+
+class CeleryJobs:
+    """hedron jobs on Celery: Redis for status, Celery for execution.
+
+    Args:
+        config: The shared settings (Redis URL, prefix, queues, retention).
+        tasks: Job type -> task function (``async def task(ctx)`` or ``def task(ctx)``), the
+            same functions the in-process runners run.
+        celery_app: Use an existing Celery app (its broker is kept); by default a new app is
+            created with ``config.effective_broker_url`` as broker.
+        lease_s: A running job's lease; a worker renews it every ``lease_s / 3`` seconds.
+        max_attempts: Workers that may start a job before a lost one is marked FAILED.
+        check: Ping Redis now (start-up fails clearly when Redis is unreachable).
+
+    Raises:
+        RedisUnavailableError: ``check`` is true and Redis does not answer.
+
+    Attributes:
+        celery: The Celery app (point ``celery -A`` at it).
+        backend: The :class:`QueuedJobBackend` for ``Hedron(job_backend=...)``.
+        redis: The plain :class:`RedisJobBackend` (status only, no dispatch).
+    """
+
+    def __init__(
+        self,
+        config: ScaleConfig,
+        tasks: Mapping[str, Task],
+        *,
+        celery_app: Any = None,
+        lease_s: float = DEFAULT_LEASE_S,
+        max_attempts: int = DEFAULT_MAX_ATTEMPTS,
+        check: bool = True,
+    ) -> None:
+        if not isinstance(config, ScaleConfig):
+            raise TypeError(
+                f"CeleryJobs: config must be a ScaleConfig, got {type(config).__name__}"
+            )
+        self.config = config
+        self.tasks = check_tasks(tasks)
+        self.lease_s = float(lease_s)
+        if self.lease_s <= 0:
+            raise ValueError(f"CeleryJobs: lease_s must be > 0, got {lease_s!r}")
+        self.redis: RedisJobBackend = config.backend(check=check)
+        self.celery = celery_app if celery_app is not None else self._make_app()
+        self.run_task = self._register()
+        self.backend = QueuedJobBackend(
+            self.redis, _CeleryDispatcher(self), max_attempts=max_attempts
+        )
+
+    def _make_app(self) -> Any:
+        from celery import Celery
+
+        app = Celery("hedron", broker=self.config.effective_broker_url)
+        app.conf.update(
+            task_default_queue=self.config.queue,
+            task_ignore_result=True,
+            worker_prefetch_multiplier=1,
+            broker_connection_timeout=self.config.connect_timeout_s,
+            # Fail fast at start-up (clear error); once running, reconnect after a Redis restart.
+            broker_connection_retry_on_startup=False,
+            beat_schedule={
+                "hedron-maintenance": {"task": MAINTENANCE_TASK, "schedule": 60.0},
+            },
+        )
+        return app
+
+    def _register(self) -> Any:
+        owner = self
+
+        @self.celery.task(name=RUN_JOB_TASK, ignore_result=True)  # type: ignore[untyped-decorator]
+        def run_hedron_job(job_id: str) -> str | None:
+            state = run_job(
+                owner.redis,
+                owner.tasks,
+                job_id,
+                worker=worker_name("celery"),
+                lease_s=owner.lease_s,
+                max_attempts=owner.backend.max_attempts,
+            )
+            return None if state is None else state.value
+
+        @self.celery.task(name=MAINTENANCE_TASK, ignore_result=True)  # type: ignore[untyped-decorator]
+        def hedron_maintenance() -> dict[str, Any]:
+            return owner.maintenance()
+
+        return run_hedron_job
+
+    def maintenance(self) -> dict[str, Any]:
+        """Recover jobs of lost workers and delete expired finished jobs; return counts."""
+        outcome = self.backend.recover_lost()
+        return {
+            "retried": len(outcome["retried"]),
+            "failed": len(outcome["failed"]),
+            "deleted": self.backend.cleanup_expired(),
+        }
+
+    def close(self) -> None:
+        """Close the Redis connection pool."""
+        self.backend.close()

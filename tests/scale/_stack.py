@@ -1,0 +1,94 @@
+"""Start the real parts of a scaled-out deployment: workers and uvicorn processes."""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+
+from _procs import ManagedProcess, celery_argv, rq_argv, uvicorn_argv, wait_http_ready
+
+from tests._support.redis_server import free_port
+
+ENGINES = ("celery", "rq")
+READY_TEXT = {"celery": " ready.", "rq": "Listening on"}
+WORKER_START_S = 45.0
+
+
+def engine_env(
+    engine: str,
+    redis_url: str,
+    prefix: str,
+    *,
+    queue: str | None = None,
+    lease_s: float = 30.0,
+    max_attempts: int = 3,
+) -> dict[str, str]:
+    """The environment every process of one deployment shares."""
+    return {
+        "HEDRON_TEST_ENGINE": engine,
+        "HEDRON_REDIS_URL": redis_url,
+        "HEDRON_JOBS_PREFIX": prefix,
+        "HEDRON_JOBS_QUEUE": queue or f"{prefix}queue",
+        "HEDRON_TEST_LEASE_S": str(lease_s),
+        "HEDRON_TEST_MAX_ATTEMPTS": str(max_attempts),
+        "HEDRON_TEST_SECRET": "scale-tests-" + "s" * 40,
+    }
+
+
+def worker_argv(engine: str, env: dict[str, str], name: str) -> list[str]:
+    queue = env["HEDRON_JOBS_QUEUE"]
+    if engine == "celery":
+        return celery_argv("scale_app:celery", queue, hostname=f"{name}@%h")
+    return rq_argv(env["HEDRON_REDIS_URL"], queue, name=name)
+
+
+def start_worker(engine: str, env: dict[str, str], name: str) -> ManagedProcess:
+    """Start a real worker process; returns once it listens on its queue (bounded)."""
+    proc = ManagedProcess(f"{engine}-{name}", worker_argv(engine, env, name), env)
+    try:
+        proc.wait_for_log(READY_TEXT[engine], timeout=WORKER_START_S)
+    except BaseException:
+        proc.close()
+        raise
+    return proc
+
+
+@dataclass
+class Web:
+    proc: ManagedProcess
+    base_url: str
+
+
+@dataclass
+class Stack:
+    engine: str
+    env: dict[str, str]
+    webs: list[Web] = field(default_factory=list)
+    workers: list[ManagedProcess] = field(default_factory=list)
+
+
+@contextlib.contextmanager
+def stack(engine: str, env: dict[str, str], *, webs: int = 2, workers: int = 1) -> Iterator[Stack]:
+    """``webs`` uvicorn processes and ``workers`` worker processes, all stopped at exit."""
+    st = Stack(engine, env)
+    with contextlib.ExitStack() as exits:
+        pending: list[ManagedProcess] = []
+        for i in range(workers):
+            proc = ManagedProcess(f"{engine}-w{i}", worker_argv(engine, env, f"w{i}"), env)
+            exits.callback(proc.close)
+            st.workers.append(proc)
+            pending.append(proc)
+        for _ in range(webs):
+            port = free_port()
+            proc = ManagedProcess(f"web-{port}", uvicorn_argv("scale_app:app", port), env)
+            exits.callback(proc.close)
+            st.webs.append(Web(proc, f"http://127.0.0.1:{port}"))
+        for proc in pending:
+            proc.wait_for_log(READY_TEXT[engine], timeout=WORKER_START_S)
+        for web in st.webs:
+            try:
+                wait_http_ready(web.base_url, timeout=30)
+            except TimeoutError as exc:
+                raise TimeoutError(f"{exc}\n{web.proc.log()[-3000:]}") from None
+        yield st

@@ -1,0 +1,84 @@
+"""The app under test: a hedron web app and a Celery or RQ worker set-up, configured from env.
+
+``HEDRON_TEST_ENGINE`` picks ``celery`` or ``rq``; ``HEDRON_REDIS_URL``, ``HEDRON_JOBS_PREFIX``
+and ``HEDRON_JOBS_QUEUE`` are read by ``ScaleConfig.from_env``. The same module is imported by
+both uvicorn processes and by the worker (``celery -A scale_app worker``).
+"""
+
+from __future__ import annotations
+
+import os
+import secrets
+from typing import Any
+
+from fastapi import HTTPException, Request
+from fastapi.responses import JSONResponse
+from scale_tasks import TASKS
+
+from hedron import Hedron
+from hedron.integrations import ScaleConfig, install_unavailable_handler
+
+ENGINE = os.environ.get("HEDRON_TEST_ENGINE", "celery")
+LEASE_S = float(os.environ.get("HEDRON_TEST_LEASE_S", "30"))
+MAX_ATTEMPTS = int(os.environ.get("HEDRON_TEST_MAX_ATTEMPTS", "3"))
+config = ScaleConfig.from_env()
+
+jobs: Any
+if ENGINE == "celery":
+    from hedron.integrations.celery import CeleryJobs
+
+    jobs = CeleryJobs(config, TASKS, lease_s=LEASE_S, max_attempts=MAX_ATTEMPTS)
+    celery = jobs.celery
+else:
+    from hedron.integrations.rq import RQJobs
+
+    jobs = RQJobs(config, TASKS, lease_s=LEASE_S, max_attempts=MAX_ATTEMPTS)
+
+backend = jobs.backend
+secret = os.environ.get("HEDRON_TEST_SECRET") or secrets.token_urlsafe(48)
+app = Hedron(title="scale test", session_secret=secret, job_backend=backend)
+install_unavailable_handler(app)
+
+
+def _scope(request: Request) -> dict[str, str]:
+    return {
+        "auth_subject": request.headers.get("x-user", "alice"),
+        "tenant_id": request.headers.get("x-tenant", "acme"),
+    }
+
+
+@app.get("/healthz")
+def healthz() -> dict[str, Any]:
+    return {"ok": True, "pid": os.getpid()}
+
+
+@app.post("/jobs")
+async def submit(request: Request) -> dict[str, Any]:
+    body = await request.json()
+    status = backend.submit(
+        body["type"],
+        body.get("payload", {}),
+        idempotency_key=body.get("idempotency_key"),
+        **_scope(request),
+    )
+    return {"id": status.id, "state": status.state.value, "pid": os.getpid()}
+
+
+@app.get("/jobs/{job_id}")
+def result(job_id: str, request: Request) -> JSONResponse:
+    """resq-pollable: 503 + Retry-After until the job is finished, then 200 with its status."""
+    status = backend.get(job_id, **_scope(request))
+    if status is None:
+        raise HTTPException(status_code=404, detail="Job not found")
+    body = {**status.to_public_dict(), "served_by": os.getpid()}
+    if not status.terminal:
+        return JSONResponse(body, status_code=503, headers={"Retry-After": "1"})
+    return JSONResponse(body, headers={"Cache-Control": "no-store"})
+
+
+@app.post("/jobs/{job_id}/cancel")
+def cancel(job_id: str, request: Request) -> dict[str, Any]:
+    status = backend.request_cancel(job_id, **_scope(request))
+    if status is None:
+        raise HTTPException(status_code=404, detail="Job not found")
+    return status.to_public_dict()
