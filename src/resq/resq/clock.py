@@ -114,15 +114,21 @@ class VirtualClock:
         """Move the time forward by ``seconds`` without recording a pause."""
         self._now += _validate.number("VirtualClock.advance()", "seconds", seconds)
 
-    def sleep(self, seconds: float) -> None:
-        """Record the pause and advance the time by ``seconds`` (returns at once)."""
-        seconds = _validate.number("VirtualClock.sleep()", "seconds", seconds)
+    def _pass(self, where: str, seconds: float) -> None:
+        seconds = _validate.number(where, "seconds", seconds)
         self.sleeps.append(seconds)
         self._now += seconds
 
+    def sleep(self, seconds: float) -> None:
+        """Record the pause and advance the time by ``seconds`` (returns at once)."""
+        self._pass("VirtualClock.sleep()", seconds)
+
     async def asleep(self, seconds: float) -> None:
-        """Like :meth:`sleep`, then yield once to the event loop."""
-        self.sleep(seconds)
+        """Record the pause, advance the time, then yield once to the event loop.
+
+        It does not call :meth:`sleep`, so a subclass may override the two independently.
+        """
+        self._pass("VirtualClock.asleep()", seconds)
         await anyio.lowlevel.checkpoint()
 
     def __repr__(self) -> str:
