@@ -165,7 +165,8 @@ def on_files(files: Any, config: Any) -> Any:
 
 def on_post_build(config: Any) -> None:
     """Publish the example tree, archives, wheels and download script into the built site."""
-    publish(Path(config["site_dir"]), site_url=config.get("site_url"))
+    examples_dir = Path(config["docs_dir"]) / "examples"
+    publish(Path(config["site_dir"]), site_url=config.get("site_url"), examples_dir=examples_dir)
 
 
 def on_serve(server: Any, config: Any, builder: Any) -> Any:

@@ -71,7 +71,7 @@ def recipe_page(recipe: RecipeInfo) -> str:
     base = f"recipes/{recipe.name}"
     out = [f"# {recipe.title}", "", recipe.summary, "", f'--8<-- "{base}/page.md"', ""]
     out += ["## Try it", "", widget_html(recipe), ""]
-    out += ['??? note "Recorded transcript (what the test suite asserts)"', ""]
+    out += ['??? note tryit-recorded "Recorded transcript (what the test suite asserts)"', ""]
     out += ["    ```text", f'    --8<-- "{base}/transcript.txt"', "    ```", ""]
     out += ["## The code", ""]
     for file in recipe.files:

@@ -1,0 +1,244 @@
+// The "Try it" widget of recipe pages. Nothing of the Python runtime loads before the first
+// click; then ONE Web Worker (one Pyodide interpreter) serves every widget for the whole visit,
+// across the theme's instant navigation. This file only relays clicks to the worker and applies
+// what Python answers: transcript lines, and HTML swaps done by the real htmx served by the site.
+
+const BASE = new URL("../../_tryit/", import.meta.url);
+const STALL_MS = () => globalThis.TRYIT_STALL_MS || 20000; // no progress for this long: give up
+const reducedMotion = matchMedia("(prefers-reduced-motion: reduce)");
+
+let runtime = null;
+
+function startRuntime() {
+  if (runtime) return runtime;
+  const listeners = new Set();
+  const pending = new Map();
+  let nextId = 1;
+  let settle;
+  const ready = new Promise((resolve, reject) => (settle = { resolve, reject }));
+  ready.catch(() => {});
+  const state = { listeners, pending, ready, worker: null, info: null };
+  if (typeof Worker === "undefined" || typeof WebAssembly === "undefined") {
+    settle.reject(new Error("this browser cannot run WebAssembly in a Web Worker"));
+    runtime = state;
+    return state;
+  }
+  const worker = new Worker(new URL("worker.mjs", import.meta.url), { type: "module" });
+  state.worker = worker;
+  let watchdog;
+  const fail = (reason) => {
+    clearTimeout(watchdog);
+    worker.terminate();
+    settle.reject(new Error(reason));
+  };
+  const arm = () => {
+    clearTimeout(watchdog);
+    watchdog = setTimeout(() => fail("the runtime stopped loading (timed out)"), STALL_MS());
+  };
+  arm();
+  worker.onerror = (event) => fail(event.message || "the worker failed to start");
+  worker.onmessage = ({ data }) => {
+    if (data.kind === "progress") {
+      arm();
+      listeners.forEach((fn) => fn(data));
+    } else if (data.kind === "ready") {
+      clearTimeout(watchdog);
+      state.info = data;
+      listeners.forEach((fn) => fn(data));
+      settle.resolve(data);
+    } else if (data.kind === "failed") {
+      fail(data.reason);
+    } else if (data.kind === "reply") {
+      const waiter = pending.get(data.id);
+      pending.delete(data.id);
+      if (waiter) (data.error ? waiter.reject(new Error(data.error)) : waiter.resolve(data));
+    }
+  };
+  state.send = (message) =>
+    new Promise((resolve, reject) => {
+      const id = nextId++;
+      pending.set(id, { resolve, reject });
+      worker.postMessage({ id, message });
+    });
+  runtime = state;
+  globalThis.__tryitRuntime = state; // for the benchmark and the browser tests
+  return state;
+}
+
+let htmxLoading = null;
+function loadHtmx() {
+  if (globalThis.htmx) return Promise.resolve(globalThis.htmx);
+  htmxLoading ||= new Promise((resolve, reject) => {
+    const script = document.createElement("script");
+    script.src = new URL("htmx.min.js", BASE).href;
+    script.onload = () => resolve(globalThis.htmx);
+    script.onerror = () => reject(new Error("htmx could not be loaded"));
+    document.head.appendChild(script);
+  });
+  return htmxLoading;
+}
+
+const MB = (n) => `${(n / 1e6).toFixed(1)} MB`;
+
+class Widget {
+  constructor(root) {
+    this.root = root;
+    this.recipe = root.dataset.tryit;
+    this.status = root.querySelector(".tryit__status");
+    this.progress = root.querySelector(".tryit__progress");
+    this.panel = root.querySelector(".tryit__panel");
+    this.list = root.querySelector(".tryit__transcript");
+    this.buttons = [...root.querySelectorAll("button[data-action]")];
+    this.fresh = true;
+    this.busy = false;
+    this.finished = false;
+    for (const button of this.buttons) {
+      button.addEventListener("click", () => this.act(button.dataset.action));
+    }
+    root.dataset.state = "idle";
+  }
+
+  setBusy(busy) {
+    this.busy = busy;
+    this.root.setAttribute("aria-busy", String(busy));
+    for (const button of this.buttons) {
+      button.setAttribute("aria-busy", String(busy));
+      const endOnly = button.dataset.action !== "reset" && this.finished;
+      button.disabled = busy || endOnly || this.root.dataset.state === "fallback";
+    }
+  }
+
+  say(text) {
+    this.status.textContent = text;
+  }
+
+  async act(action) {
+    if (this.busy) return;
+    this.setBusy(true);
+    try {
+      if (action === "reset") await this.reset();
+      else await this.advance(action);
+    } catch (error) {
+      this.say(`Error: ${error.message}`);
+    } finally {
+      this.setBusy(false);
+    }
+  }
+
+  async ensureReady() {
+    const rt = startRuntime();
+    if (!rt.info) {
+      this.progress.hidden = false;
+      this.progress.removeAttribute("value");
+      const show = (p) => {
+        if (p.kind === "ready") this.say(`Python ready (${MB(p.bytes)} in ${(p.ms / 1000).toFixed(1)} s).`);
+        else this.say(`${p.stage}… ${MB(p.bytes)}`);
+      };
+      rt.listeners.add(show);
+      try {
+        await Promise.all([rt.ready, loadHtmx()]);
+      } finally {
+        rt.listeners.delete(show);
+        this.progress.hidden = true;
+      }
+    } else {
+      await loadHtmx();
+    }
+    return rt;
+  }
+
+  async advance(action) {
+    let rt;
+    try {
+      rt = await this.ensureReady();
+    } catch (error) {
+      this.fallback(error.message);
+      return;
+    }
+    this.root.dataset.state = "running";
+    const reply = await rt.send({ action, recipe: this.recipe, fresh: this.fresh });
+    this.fresh = false;
+    const result = reply.result;
+    if (result.unsupported) {
+      this.fallback(result.unsupported);
+      return;
+    }
+    this.apply(result);
+    this.root.dataset.lastStepMs = String(reply.ms);
+  }
+
+  apply(result) {
+    const htmx = globalThis.htmx;
+    for (const swap of result.swaps) {
+      this.panel.hidden = false;
+      const target = swap.target ? this.panel.querySelector(swap.target) : this.panel;
+      if (target) htmx.swap(target, swap.html, { swapStyle: swap.style, swapDelay: 0, settleDelay: 0 });
+    }
+    for (const line of result.lines) {
+      const item = document.createElement("li");
+      item.textContent = line;
+      this.list.appendChild(item);
+    }
+    const last = this.list.lastElementChild;
+    if (last && last.scrollIntoView) {
+      last.scrollIntoView({ block: "nearest", behavior: reducedMotion.matches ? "auto" : "smooth" });
+    }
+    if (result.done) {
+      this.finished = true;
+      this.root.dataset.state = "done";
+      this.root.dataset.outcome = result.outcome;
+      const which = result.outcome === "terminal" ? "Stopped at a terminal state" :
+        result.outcome === "window" ? "Stopped: the window elapsed" : "Stopped on an error";
+      this.say(`${which}. Reset to run it again.`);
+    } else {
+      this.steps = (this.steps || 0) + 1;
+      this.say(`Paused after request ${this.steps}. Step sends the next one.`);
+    }
+  }
+
+  async reset() {
+    if (runtime && runtime.info && !this.fresh) {
+      await runtime.send({ action: "reset", recipe: this.recipe });
+    }
+    this.fresh = true;
+    this.finished = false;
+    this.steps = 0;
+    this.list.replaceChildren();
+    this.panel.replaceChildren();
+    this.panel.hidden = true;
+    delete this.root.dataset.outcome;
+    if (this.root.dataset.state !== "fallback") this.root.dataset.state = "idle";
+    this.say("Reset. Click Step to run the code again.");
+  }
+
+  fallback(reason) {
+    this.root.dataset.state = "fallback";
+    this.finished = true;
+    const recorded = this.recorded();
+    this.list.replaceChildren(
+      ...recorded.map((line) => {
+        const item = document.createElement("li");
+        item.textContent = line;
+        return item;
+      }),
+    );
+    this.say(`Could not run the code in this browser: ${reason}. Showing the transcript recorded by the test suite instead.`);
+  }
+
+  recorded() {
+    let node = this.root.nextElementSibling;
+    while (node && !node.classList.contains("tryit-recorded")) node = node.nextElementSibling;
+    const code = node && node.querySelector("code");
+    return code ? code.textContent.replace(/\n$/, "").split("\n") : [];
+  }
+}
+
+function init() {
+  for (const root of document.querySelectorAll(".tryit:not([data-state])")) new Widget(root);
+}
+
+if (globalThis.document$ && typeof globalThis.document$.subscribe === "function") {
+  globalThis.document$.subscribe(init); // the theme's instant navigation swaps pages in place
+} else {
+  init();
+}

@@ -1,0 +1,107 @@
+// The "Try it" Web Worker: loads Pyodide from this site (never another origin), installs the
+// wheels listed in the site's own lockfile, then relays messages to Python
+// (`tryit.browser.handle`). No stepping logic lives here.
+
+const BASE = new URL("../../_tryit/", import.meta.url);
+const PYODIDE = new URL("pyodide/", BASE);
+
+let bytes = 0;
+let lastReport = 0;
+let stage = "";
+
+function report(force) {
+  const now = performance.now();
+  if (force || now - lastReport > 100) {
+    lastReport = now;
+    postMessage({ kind: "progress", stage, bytes });
+  }
+}
+
+function setStage(name) {
+  stage = name;
+  report(true);
+}
+
+// Count the bytes Pyodide downloads (wasm, stdlib, wheels) for the progress display.
+const realFetch = self.fetch.bind(self);
+self.fetch = async (input, init) => {
+  const response = await realFetch(input, init);
+  if (!response.ok || !response.body) return response;
+  const counter = new TransformStream({
+    transform(chunk, controller) {
+      bytes += chunk.byteLength;
+      report(false);
+      controller.enqueue(chunk);
+    },
+  });
+  return new Response(response.body.pipeThrough(counter), {
+    status: response.status,
+    statusText: response.statusText,
+    headers: response.headers,
+  });
+};
+
+let browser = null;
+let jspi = false;
+
+async function boot() {
+  const started = performance.now();
+  setStage("Downloading the Python runtime");
+  const { loadPyodide } = await import(new URL("pyodide.mjs", PYODIDE).href);
+  const pyodide = await loadPyodide({
+    indexURL: PYODIDE.href,
+    lockFileURL: new URL("tryit-lock.json", PYODIDE).href,
+    packageBaseUrl: PYODIDE.href,
+    stdout: (line) => console.log(line),
+    stderr: (line) => console.warn(line),
+  });
+  setStage("Installing packages");
+  const failures = [];
+  await pyodide.loadPackage(["tryit"], {
+    checkIntegrity: true,
+    messageCallback: () => {},
+    errorCallback: (message) => failures.push(message),
+  });
+  if (failures.length) throw new Error(failures.join("; "));
+  setStage("Importing the libraries");
+  browser = pyodide.pyimport("tryit.browser");
+  const info = JSON.parse(await call("boot"));
+  jspi = info.jspi;
+  setStage("Ready");
+  const resources = performance.getEntriesByType("resource");
+  const transferred = resources.reduce((sum, r) => sum + (r.encodedBodySize || 0), 0);
+  postMessage({
+    kind: "ready",
+    ms: performance.now() - started,
+    bytes: Math.max(bytes, transferred),
+    python: info.python,
+    jspi,
+  });
+}
+
+// Enter Python "promising" when JSPI exists, so sync recipe code can wait for a click.
+async function call(name, ...args) {
+  const fn = browser[name];
+  try {
+    return jspi && fn.callPromising ? await fn.callPromising(...args) : await fn(...args);
+  } finally {
+    fn.destroy();
+  }
+}
+
+const booted = boot().catch((error) => {
+  postMessage({ kind: "failed", reason: String(error && error.message ? error.message : error) });
+  throw error;
+});
+
+onmessage = async (event) => {
+  const { id, message } = event.data;
+  try {
+    await booted;
+    const started = performance.now();
+    const result = JSON.parse(await call("handle", JSON.stringify(message)));
+    postMessage({ kind: "reply", id, result, ms: performance.now() - started });
+  } catch (error) {
+    postMessage({ kind: "reply", id, error: String(error && error.message ? error.message : error) });
+  }
+};

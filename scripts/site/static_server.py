@@ -1,0 +1,96 @@
+"""A small static file server for the built site (tests and the benchmark).
+
+Serves a folder on 127.0.0.1 (a free port) with the MIME types Pyodide needs
+(``application/wasm``, JavaScript for ``.mjs``) and records every request path with the
+number of bytes sent, so callers can check what a page loaded and when.
+
+Example:
+    >>> with StaticServer(Path("site")) as server:  # doctest: +SKIP
+    ...     print(server.url)
+"""
+
+from __future__ import annotations
+
+import functools
+import http.server
+import threading
+from pathlib import Path
+from types import TracebackType
+from typing import ClassVar
+
+MIME_TYPES = {
+    ".wasm": "application/wasm",
+    ".mjs": "text/javascript",
+    ".js": "text/javascript",
+    ".json": "application/json",
+    ".whl": "application/octet-stream",
+    ".zip": "application/zip",
+}
+
+
+class _Handler(http.server.SimpleHTTPRequestHandler):
+    extensions_map: ClassVar[dict[str, str]] = {
+        **http.server.SimpleHTTPRequestHandler.extensions_map,
+        **MIME_TYPES,
+    }
+    server: _Server
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+    def copyfile(self, source, outputfile) -> None:  # type: ignore[no-untyped-def]
+        data = source.read()
+        outputfile.write(data)
+        self.server.record(self.path, len(data))
+
+
+class _Server(http.server.ThreadingHTTPServer):
+    daemon_threads = True
+
+    def __init__(self, *args: object, **kwargs: object) -> None:
+        super().__init__(*args, **kwargs)  # type: ignore[arg-type]
+        self.log: list[tuple[str, int]] = []
+        self._lock = threading.Lock()
+
+    def record(self, path: str, size: int) -> None:
+        with self._lock:
+            self.log.append((path, size))
+
+
+class StaticServer:
+    """Serve ``root`` on ``http://127.0.0.1:<free port>/`` in a background thread."""
+
+    def __init__(self, root: Path) -> None:
+        handler = functools.partial(_Handler, directory=str(root))
+        self._server = _Server(("127.0.0.1", 0), handler)
+        self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        """Base URL, with a trailing slash."""
+        return f"http://127.0.0.1:{self._server.server_address[1]}/"
+
+    @property
+    def log(self) -> list[tuple[str, int]]:
+        """``(path, bytes)`` of every file served so far."""
+        with self._server._lock:
+            return list(self._server.log)
+
+    def clear_log(self) -> None:
+        """Forget the requests served so far."""
+        with self._server._lock:
+            self._server.log.clear()
+
+    def __enter__(self) -> StaticServer:
+        self._thread.start()
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join(timeout=5)

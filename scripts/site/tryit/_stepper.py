@@ -1,0 +1,209 @@
+"""Run a scenario coroutine one step at a time.
+
+A scenario calls :meth:`Stepper.checkpoint` (async code) or :meth:`Stepper.checkpoint_sync`
+(sync code) before every request; the first request of a step passes, the next one ends the
+step and waits for the next :meth:`Stepper.step`. So one step is exactly one request, and
+pytest (which steps until done) and the browser (one step per click) produce the same lines.
+
+Sync code waits through ``block_on``: in the browser ``pyodide.ffi.run_sync`` (JSPI); on
+CPython the sync part runs in a worker thread that waits on the event loop.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextvars
+import sys
+from collections.abc import Awaitable, Callable, Coroutine
+from dataclasses import dataclass, field
+from typing import Any
+
+from tryit._recipes import load_recipe
+from tryit._record import Recorder, Swap
+
+MAX_STEPS = 500
+
+
+@dataclass
+class StepResult:
+    """What one step (or a run to the end) produced.
+
+    Attributes:
+        lines: New transcript lines.
+        swaps: HTML swaps for the demo panel, in order.
+        done: The scenario has finished.
+        outcome: How it finished (``"terminal"``, ``"window"``, ``"error"``) once done.
+        message: A sentence saying which (for the widget's status line).
+    """
+
+    lines: list[str] = field(default_factory=list)
+    swaps: list[Swap] = field(default_factory=list)
+    done: bool = False
+    outcome: str | None = None
+    message: str = ""
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-friendly form (sent from the worker to the page)."""
+        return {
+            "lines": self.lines,
+            "swaps": [s.as_dict() for s in self.swaps],
+            "done": self.done,
+            "outcome": self.outcome,
+            "message": self.message,
+        }
+
+
+Scenario = Callable[["Stepper", Recorder], Coroutine[Any, Any, None]]
+
+
+def _default_block_on() -> Callable[[Awaitable[Any]], Any]:
+    if sys.platform == "emscripten":  # pragma: no cover - browser only
+        from pyodide.ffi import run_sync  # type: ignore[import-not-found]
+
+        return run_sync  # type: ignore[no-any-return]
+    return _block_on_loop
+
+
+def _block_on_loop(awaitable: Awaitable[Any]) -> Any:
+    """CPython: called from the scenario's worker thread, wait on the stepper's loop."""
+    loop = _THREAD_LOOP.get(None)
+    if loop is None:
+        raise RuntimeError("checkpoint_sync() outside Stepper.run_sync()")
+
+    async def wrap() -> Any:
+        return await awaitable
+
+    return asyncio.run_coroutine_threadsafe(wrap(), loop).result()
+
+
+_THREAD_LOOP: contextvars.ContextVar[asyncio.AbstractEventLoop] = contextvars.ContextVar(
+    "tryit_loop"
+)
+
+
+class Stepper:
+    """Drives one scenario; :meth:`step` runs it until the next request boundary."""
+
+    def __init__(
+        self, scenario: Scenario, *, block_on: Callable[[Awaitable[Any]], Any] | None = None
+    ) -> None:
+        self._scenario = scenario
+        self._block_on = block_on or _default_block_on()
+        self.recorder = Recorder()
+        self._task: asyncio.Task[None] | None = None
+        self._paused: asyncio.Future[None] | None = None
+        self._release: asyncio.Future[None] | None = None
+        self._requests_in_step = 0
+        self._sent_lines = 0
+        self._sent_swaps = 0
+        self.steps = 0
+
+    @property
+    def done(self) -> bool:
+        """The scenario has finished (or failed)."""
+        return self.recorder.outcome is not None
+
+    async def checkpoint(self) -> None:
+        """Call before each request: the second request of a step ends the step."""
+        if self._requests_in_step >= 1:
+            loop = asyncio.get_running_loop()
+            self._release = loop.create_future()
+            if self._paused is not None and not self._paused.done():
+                self._paused.set_result(None)
+            await self._release
+        self._requests_in_step += 1
+
+    def checkpoint_sync(self) -> None:
+        """:meth:`checkpoint` for sync code (blocks until the next step)."""
+        self._block_on(self.checkpoint())
+
+    async def run_sync(self, fn: Callable[[], Any]) -> Any:
+        """Run sync scenario code: inline under Pyodide (JSPI), in a thread on CPython."""
+        if sys.platform == "emscripten":  # pragma: no cover - browser only
+            return fn()
+        _THREAD_LOOP.set(asyncio.get_running_loop())
+        return await asyncio.to_thread(fn)
+
+    async def _main(self) -> None:
+        try:
+            await self._scenario(self, self.recorder)
+        except Exception as exc:  # the demo reports any failure of the recipe code
+            self.recorder.fail(exc)
+        else:
+            self.recorder.finish()
+
+    async def step(self) -> StepResult:
+        """Run until the next request boundary (or the end) and return what happened."""
+        if self.done:
+            return self._collect()
+        loop = asyncio.get_running_loop()
+        self._paused = loop.create_future()
+        self._requests_in_step = 0
+        self.steps += 1
+        if self._task is None:
+            self._task = loop.create_task(self._main())
+        elif self._release is not None and not self._release.done():
+            self._release.set_result(None)
+        await asyncio.wait({self._paused, self._task}, return_when=asyncio.FIRST_COMPLETED)
+        return self._collect()
+
+    async def run_to_end(self, limit: int = MAX_STEPS) -> StepResult:
+        """Step until done (at most ``limit`` steps) and return everything not yet returned."""
+        total = StepResult()
+        for _ in range(limit):
+            result = await self.step()
+            total.lines += result.lines
+            total.swaps += result.swaps
+            if result.done:
+                total.done, total.outcome, total.message = True, result.outcome, result.message
+                break
+        return total
+
+    async def close(self) -> None:
+        """Cancel the scenario if it is still running (Reset)."""
+        task, self._task = self._task, None
+        if task is not None and not task.done():
+            task.cancel()
+            if self._release is not None and not self._release.done():
+                self._release.cancel()
+            await asyncio.gather(task, return_exceptions=True)
+
+    def _collect(self) -> StepResult:
+        rec = self.recorder
+        result = StepResult(
+            lines=rec.lines[self._sent_lines :],
+            swaps=rec.swaps[self._sent_swaps :],
+            done=self.done,
+            outcome=rec.outcome,
+            message=rec.message,
+        )
+        self._sent_lines, self._sent_swaps = len(rec.lines), len(rec.swaps)
+        return result
+
+
+def open_demo(name: str, **kwargs: Any) -> Stepper:
+    """A :class:`Stepper` for the recipe ``name`` (resq or hedron scenario)."""
+    recipe = load_recipe(name)
+    if recipe.library == "resq":
+        from tryit._resq_demo import scenario
+    else:
+        from tryit._hedron_demo import scenario
+
+    async def bound(stepper: Stepper, recorder: Recorder) -> None:
+        await scenario(recipe, stepper, recorder)
+
+    return Stepper(bound, **kwargs)
+
+
+def run_to_end(name: str) -> list[str]:
+    """Run the recipe's scenario to its end on CPython and return the transcript lines."""
+
+    async def go() -> list[str]:
+        stepper = open_demo(name)
+        try:
+            result = await stepper.run_to_end()
+        finally:
+            await stepper.close()
+        return result.lines
+
+    return asyncio.run(go())
