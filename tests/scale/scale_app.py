@@ -12,11 +12,12 @@ import secrets
 from typing import Any
 
 from fastapi import HTTPException, Request
-from fastapi.responses import JSONResponse
+from fastapi.responses import Response
 from scale_tasks import TASKS
 
 from hedron import Hedron
 from hedron.integrations import ScaleConfig, install_unavailable_handler
+from hedron.jobs import enqueue_durable, job_result_response, job_status_response
 
 ENGINE = os.environ.get("HEDRON_TEST_ENGINE", "celery")
 LEASE_S = float(os.environ.get("HEDRON_TEST_LEASE_S", "30"))
@@ -55,25 +56,30 @@ def healthz() -> dict[str, Any]:
 @app.post("/jobs")
 async def submit(request: Request) -> dict[str, Any]:
     body = await request.json()
-    status = backend.submit(
+    job_id = enqueue_durable(
         body["type"],
         body.get("payload", {}),
         idempotency_key=body.get("idempotency_key"),
+        backend=backend,
         **_scope(request),
     )
-    return {"id": status.id, "state": status.state.value, "pid": os.getpid()}
+    return {"id": job_id, "pid": os.getpid()}
 
 
 @app.get("/jobs/{job_id}")
-def result(job_id: str, request: Request) -> JSONResponse:
-    """resq-pollable: 503 + Retry-After until the job is finished, then 200 with its status."""
-    status = backend.get(job_id, **_scope(request))
-    if status is None:
-        raise HTTPException(status_code=404, detail="Job not found")
-    body = {**status.to_public_dict(), "served_by": os.getpid()}
-    if not status.terminal:
-        return JSONResponse(body, status_code=503, headers={"Retry-After": "1"})
-    return JSONResponse(body, headers={"Cache-Control": "no-store"})
+def result(job_id: str, request: Request) -> Response:
+    """resq-pollable: 409 + Retry-After until the job is finished, then 200 with its status."""
+    scope = _scope(request)
+    response = job_result_response(backend.get(job_id, **scope), **scope)
+    response.headers["X-Served-By"] = str(os.getpid())
+    return response
+
+
+@app.get("/jobs/{job_id}/status")
+def job_status(job_id: str, request: Request) -> Response:
+    """The htmx status fragment (286 once terminal), JSON on ``Accept: application/json``."""
+    scope = _scope(request)
+    return job_status_response(backend.get(job_id, **scope), **scope)
 
 
 @app.post("/jobs/{job_id}/cancel")
