@@ -72,6 +72,12 @@ class Requests(Generic[R]):
         transport: Any = None,
         **client_options: Any,
     ) -> None:
+        self._init(base_url, adapter, timeout, transport, client_options)
+
+    def _init(
+        self, base_url: str, adapter: str, timeout: float | None, transport: Any,
+        client_options: dict[str, Any],
+    ) -> None:  # fmt: skip
         where = f"{type(self).__name__}()"
         self._base_url = check_base_url(base_url)
         if adapter not in _ADAPTERS:
@@ -340,3 +346,26 @@ class Session(Requests[R]):
     """
 
     _persistent = True
+
+    @overload
+    def __init__(
+        self: Session[Response], base_url: str, adapter: Literal["requests"] = ...,
+        timeout: float | None = ..., *, transport: requests.adapters.BaseAdapter | None = ...,
+        **client_options: Any,
+    ) -> None: ...  # fmt: skip
+    @overload
+    def __init__(
+        self: Session[Coroutine[Any, Any, AsyncResponse]], base_url: str,
+        adapter: Literal["httpx"], timeout: float | None = ...,
+        *, transport: httpx.AsyncBaseTransport | None = ..., **client_options: Any,
+    ) -> None: ...  # fmt: skip
+    def __init__(
+        self,
+        base_url: str,
+        adapter: str = "requests",
+        timeout: float | None = None,
+        *,
+        transport: Any = None,
+        **client_options: Any,
+    ) -> None:
+        self._init(base_url, adapter, timeout, transport, client_options)
