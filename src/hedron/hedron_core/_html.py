@@ -113,17 +113,16 @@ def check_url(value: str, *, where: str) -> str:
     """
     if not isinstance(value, str):
         raise TypeError(f"{where} must be a str URL, got {type(value).__name__}")
-    stripped = _CONTROL.sub("", value).strip()
-    if any(ch in stripped for ch in "\t\n\r "):
-        raise ValueError(f"{where} must not contain whitespace: {value!r}")
+    if not value:
+        raise ValueError(f"{where} must not be empty")
+    if _CONTROL.search(value) or any(ch.isspace() for ch in value):
+        raise ValueError(f"{where} must not contain whitespace or control characters: {value!r}")
     if isinstance(value, TrustedURL):
-        match = _SCHEME.match(stripped)
+        match = _SCHEME.match(value)
         if match and match.group(1).lower() in _DANGEROUS_SCHEMES:
             raise ValueError(f"{where} uses a forbidden URL scheme: {value!r}")
-        if not stripped:
-            raise ValueError(f"{where} must not be empty")
         return value
-    if not stripped.startswith("/") or stripped.startswith("//") or "\\" in stripped:
+    if not value.startswith("/") or value.startswith("//") or "\\" in value:
         raise ValueError(
             f"{where} must be a root-relative path such as '/status' (got {value!r}); "
             "wrap deliberate absolute URLs in TrustedURL(...)"

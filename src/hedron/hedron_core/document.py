@@ -51,6 +51,7 @@ def render_document(
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f'<meta name="htmx-config" content="{escape_attr(htmx_config_json())}">'
         f"<title>{escape_text(doc_title)}</title>"
+        + element("link", {"rel": "icon", "href": f"{static_prefix}/favicon.svg"})
         + element("link", {"rel": "stylesheet", "href": f"{static_prefix}/hedron.css"})
         + f'<script src="{escape_attr(static_prefix)}/vendor/htmx.min.js" defer></script>'
     )

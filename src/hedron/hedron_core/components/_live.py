@@ -110,7 +110,8 @@ class Poll(Component):
     **Stop rule:** when the endpoint answers ``HTTP 286``
     (:data:`hedron_core.htmx.STOP_POLLING_STATUS`) htmx swaps that final answer and stops
     polling. Any other 2xx answer is swapped and polling goes on. Error answers (4xx/5xx)
-    are not swapped; polling continues.
+    are not swapped; polling continues. Ticks that fall while a request is in flight are
+    dropped (``hx-sync="this:drop"``), so no request is ever sent after the 286 answer.
 
     Args:
         ref: What to fetch (its ``logical_id`` becomes the element id).
@@ -144,6 +145,9 @@ class Poll(Component):
         attrs: dict[str, str | None] = {"id": self.ref.logical_id, "class": "h-poll"}
         attrs.update(self.ref.hx_attrs(default_target="this"))
         attrs["hx-trigger"] = f"every {self.interval_ms}ms"
+        # A tick while a request is in flight is dropped, not queued: otherwise htmx sends
+        # the queued request after the 286 answer, one past the end.
+        attrs["hx-sync"] = "this:drop"
         content = self.content if self.content is not None else Loading()
         inner = content.render(ctx) if isinstance(content, Component) else content
         return element("div", attrs, [inner])

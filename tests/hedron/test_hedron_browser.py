@@ -1,0 +1,120 @@
+"""Real browser: Poll stops after the 286 answer; no off-origin request; no CSP violation."""
+
+from __future__ import annotations
+
+import threading
+import time
+from typing import Any
+
+import pytest
+from conftest import SECRET
+from fastapi import Request
+
+from hedron import ComponentRef, Hedron, Page, Poll, Status, Text
+from hedron.responses import fragment
+from hedron_core.htmx import STOP_POLLING_STATUS
+
+pytestmark = pytest.mark.browser
+
+INTERVAL_MS = 100
+STEPS_BEFORE_DONE = 3
+DEADLINE_S = 15.0
+
+
+class Counters:
+    """Request counts per path, with a condition the test thread can wait on."""
+
+    def __init__(self) -> None:
+        self.cond = threading.Condition()
+        self.counts: dict[str, int] = {"job": 0, "clock": 0}
+
+    def hit(self, name: str) -> int:
+        with self.cond:
+            self.counts[name] += 1
+            self.cond.notify_all()
+            return self.counts[name]
+
+    def get(self, name: str) -> int:
+        with self.cond:
+            return self.counts[name]
+
+    def wait_for(self, name: str, at_least: int) -> None:
+        deadline = time.monotonic() + DEADLINE_S
+        with self.cond:
+            while self.counts[name] < at_least:
+                left = deadline - time.monotonic()
+                if left <= 0:
+                    raise AssertionError(f"{name} reached only {self.counts[name]}/{at_least}")
+                self.cond.wait(left)
+
+
+def build_app(counters: Counters) -> Hedron:
+    app = Hedron(title="Poll test", security="standard", session_secret=SECRET)
+
+    @app.page("/")
+    def home(request: Request) -> Page:
+        job = ComponentRef(logical_id="job-status", path="/job", method="GET")
+        clock = ComponentRef(logical_id="clock", path="/clock", method="GET")
+        return Page(
+            Text("Polling test"),
+            Poll(ref=job, interval_ms=INTERVAL_MS, content=Status("Queued…")),
+            # A second poll that never stops: the test's clock, counted on the server.
+            Poll(ref=clock, interval_ms=INTERVAL_MS, content=Status("tick 0")),
+            title="Poll test",
+        )
+
+    @app.get("/job")
+    async def job() -> Any:
+        n = counters.hit("job")
+        if n > STEPS_BEFORE_DONE:
+            return fragment(Status("Done", tone="success"), status_code=STOP_POLLING_STATUS)
+        return fragment(Status(f"Step {n}/{STEPS_BEFORE_DONE}"))
+
+    @app.get("/clock")
+    async def clock() -> Any:
+        return fragment(Status(f"tick {counters.hit('clock')}"))
+
+    return app
+
+
+def test_poll_stops_after_286_with_no_offorigin_request_or_csp_violation(
+    chromium: Any, live_server: Any
+) -> None:
+    counters = Counters()
+    base = live_server(build_app(counters))
+    context = chromium.new_context()
+    page = context.new_page()
+    requests_seen: list[str] = []
+    console_errors: list[str] = []
+    page.on("request", lambda req: requests_seen.append(req.url))
+    page.on("console", lambda msg: msg.type == "error" and console_errors.append(msg.text))
+    page.add_init_script(
+        "window.__cspViolations = [];"
+        "document.addEventListener('securitypolicyviolation',"
+        " e => window.__cspViolations.push(e.violatedDirective + ' ' + e.blockedURI));"
+    )
+    try:
+        page.goto(base + "/")
+        # The terminal answer is swapped in ...
+        page.wait_for_selector("#job-status >> text=Done", timeout=DEADLINE_S * 1000)
+        assert counters.get("job") == STEPS_BEFORE_DONE + 1
+        # ... and then nothing more: let the clock poll run 10 more intervals.
+        clock_now = counters.get("clock")
+        counters.wait_for("clock", clock_now + 10)
+        assert counters.get("job") == STEPS_BEFORE_DONE + 1
+        assert page.inner_text("#job-status") == "Done"
+
+        # htmx came from our own origin and runs with the locked-down config.
+        config = page.evaluate(
+            "[htmx.version, htmx.config.allowEval, htmx.config.allowScriptTags,"
+            " htmx.config.selfRequestsOnly, htmx.config.includeIndicatorStyles]"
+        )
+        assert config == ["2.0.11", False, False, True, False]
+        assert page.evaluate("window.__cspViolations") == []
+    finally:
+        context.close()
+    assert requests_seen, "the browser made no request at all"
+    offorigin = [u for u in requests_seen if not u.startswith(base + "/")]
+    assert offorigin == []
+    assert f"{base}/_hedron/static/vendor/htmx.min.js" in requests_seen
+    assert console_errors == []
