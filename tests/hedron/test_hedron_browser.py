@@ -118,3 +118,52 @@ def test_poll_stops_after_286_with_no_offorigin_request_or_csp_violation(
     assert offorigin == []
     assert f"{base}/_hedron/static/vendor/htmx.min.js" in requests_seen
     assert console_errors == []
+
+
+def test_htmx_form_post_carries_csrf_and_explorer_is_csp_clean(
+    chromium: Any, live_server: Any
+) -> None:
+    from hedron import Button, Field, Form, Input
+
+    app = Hedron(title="Forms", explorer="development", session_secret=SECRET)
+    seen_tokens: list[str | None] = []
+
+    @app.page("/")
+    def home() -> Page:
+        return Page(
+            Form(
+                Field("Name", Input("name", value="Ada")),
+                Button("Send", type="submit", id="send"),
+                action="/hello",
+            )
+        )
+
+    @app.action("/hello")
+    async def hello(request: Request) -> Status:
+        seen_tokens.append(request.headers.get("x-csrf-token"))
+        form = await request.form()
+        return Status(f"Hello {form['name']}", tone="success", id="greeting")
+
+    base = live_server(app)
+    context = chromium.new_context()
+    page = context.new_page()
+    page.add_init_script(
+        "window.__cspViolations = [];"
+        "document.addEventListener('securitypolicyviolation',"
+        " e => window.__cspViolations.push(e.violatedDirective + ' ' + e.blockedURI));"
+    )
+    try:
+        page.goto(base + "/")
+        page.click("#send")
+        page.wait_for_selector("#greeting", timeout=DEADLINE_S * 1000)
+        assert page.inner_text("#greeting") == "Hello Ada"
+        cookie = next(c["value"] for c in context.cookies() if c["name"] == "hedron_csrf")
+        assert seen_tokens == [cookie]
+        assert page.evaluate("window.__cspViolations") == []
+
+        page.goto(base + "/_hedron/explorer")
+        page.wait_for_selector("#component-poll")
+        assert page.locator(".h-preview").count() >= 20
+        assert page.evaluate("window.__cspViolations") == []
+    finally:
+        context.close()
