@@ -13,6 +13,7 @@ from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
 
 import httpx
+import psutil
 
 ROOT = Path(__file__).resolve().parents[2]
 VENV_BIN = Path(sys.executable).parent
@@ -81,9 +82,17 @@ class ManagedProcess:
             raise TimeoutError(f"{exc}\n{self.log()[-3000:]}") from None
 
     def kill_group(self, sig: int = signal.SIGKILL) -> None:
-        """Send ``sig`` to the whole process group (the worker and any children it forked)."""
+        """Send ``sig`` to the process and every descendant (RQ's work horse runs in its own
+        session, so the process group alone would miss it)."""
+        try:
+            children = psutil.Process(self.proc.pid).children(recursive=True)
+        except psutil.NoSuchProcess:
+            children = []
         with contextlib.suppress(ProcessLookupError):
             os.killpg(self.proc.pid, sig)
+        for child in children:
+            with contextlib.suppress(psutil.NoSuchProcess):
+                child.send_signal(sig)
 
     def stop(self, timeout: float = 10.0) -> None:
         """SIGTERM the group, wait, then SIGKILL; close the log file."""

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 
@@ -37,7 +38,10 @@ def engine_env(
 
 
 def worker_argv(engine: str, env: dict[str, str], name: str) -> list[str]:
+    """The command of a worker; ``name`` gets a unique suffix (RQ refuses duplicate names,
+    even of a killed worker whose registration has not expired)."""
     queue = env["HEDRON_JOBS_QUEUE"]
+    name = f"{name}-{uuid.uuid4().hex[:6]}"
     if engine == "celery":
         return celery_argv("scale_app:celery", queue, hostname=f"{name}@%h")
     return rq_argv(env["HEDRON_REDIS_URL"], queue, name=name)

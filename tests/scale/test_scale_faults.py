@@ -1,0 +1,185 @@
+"""Faults with real parts: a worker killed mid-job, Redis restarted without persistence, a
+broker that refuses the enqueue."""
+
+from __future__ import annotations
+
+import signal
+from collections.abc import Iterator
+from typing import Any
+
+import httpx
+import pytest
+from _procs import wait_until
+from _stack import ENGINES, engine_env, stack, start_worker
+from scale_tasks import TASKS
+
+from hedron.integrations import UNAVAILABLE_DETAIL, ScaleConfig
+from hedron_core.jobs import JobState
+from tests._support.redis_server import RedisServer, running_redis
+
+ALICE = {"auth_subject": "alice", "tenant_id": "acme"}
+
+
+def make_jobs(engine: str, config: ScaleConfig, **kwargs: Any) -> Any:
+    if engine == "celery":
+        from hedron.integrations.celery import CeleryJobs
+
+        return CeleryJobs(config, TASKS, **kwargs)
+    from hedron.integrations.rq import RQJobs
+
+    return RQJobs(config, TASKS, **kwargs)
+
+
+@pytest.fixture
+def deployment_config(redis_server: RedisServer, prefix: str) -> ScaleConfig:
+    return ScaleConfig(redis_url=redis_server.url, key_prefix=prefix, queue=prefix + "queue")
+
+
+def _env(engine: str, config: ScaleConfig, *, lease_s: float, max_attempts: int) -> dict[str, str]:
+    return engine_env(
+        engine,
+        config.redis_url,
+        config.key_prefix,
+        queue=config.queue,
+        lease_s=lease_s,
+        max_attempts=max_attempts,
+    )
+
+
+def _running_with_progress(jobs: Any, job_id: str) -> bool:
+    status = jobs.backend.load(job_id)
+    return bool(status.state is JobState.RUNNING and status.progress and status.progress.k >= 1)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_killed_worker_job_is_retried_not_reported_succeeded(
+    engine: str, deployment_config: ScaleConfig
+) -> None:
+    lease_s = 1.0
+    jobs = make_jobs(engine, deployment_config, lease_s=lease_s, max_attempts=2)
+    env = _env(engine, deployment_config, lease_s=lease_s, max_attempts=2)
+    try:
+        first = start_worker(engine, env, "doomed")
+        try:
+            job = jobs.backend.submit("count", {"n": 30, "step_s": 0.05}, **ALICE)
+            wait_until(lambda: _running_with_progress(jobs, job.id), timeout=30, what="job start")
+            first.kill_group(signal.SIGKILL)
+            first.proc.wait(10)
+        finally:
+            first.close()
+        # Nobody runs the job now: it is never reported SUCCEEDED, its lease runs out.
+        wait_until(
+            lambda: job.id in jobs.redis.expired_leases(),
+            timeout=10,
+            what="the dead worker's lease to expire",
+        )
+        lost = jobs.backend.load(job.id)
+        assert lost.state is JobState.RUNNING
+        assert lost.attempts == 1
+        assert jobs.backend.recover_lost() == {"retried": [job.id], "failed": []}
+        second = start_worker(engine, env, "rescuer")
+        try:
+            wait_until(
+                lambda: jobs.backend.load(job.id).terminal, timeout=30, what="the retried job"
+            )
+        finally:
+            second.close()
+        done = jobs.backend.load(job.id)
+        assert done.state is JobState.SUCCEEDED
+        assert done.attempts == 2
+        assert done.result["attempt"] == 2
+    finally:
+        jobs.close()
+
+
+def test_killed_worker_job_fails_after_max_attempts(deployment_config: ScaleConfig) -> None:
+    jobs = make_jobs("rq", deployment_config, lease_s=1.0, max_attempts=1)
+    env = _env("rq", deployment_config, lease_s=1.0, max_attempts=1)
+    try:
+        worker = start_worker("rq", env, "doomed")
+        try:
+            job = jobs.backend.submit("count", {"n": 200, "step_s": 0.05}, **ALICE)
+            wait_until(lambda: _running_with_progress(jobs, job.id), timeout=30, what="job start")
+            worker.kill_group(signal.SIGKILL)
+            worker.proc.wait(10)
+        finally:
+            worker.close()
+        wait_until(
+            lambda: jobs.backend.recover_lost()["failed"] == [job.id],
+            timeout=10,
+            what="recover_lost to give up on the job",
+        )
+        failed = jobs.backend.load(job.id)
+        assert failed.state is JobState.FAILED
+        assert "worker lost" in failed.error
+        assert "max_attempts=1" in failed.error
+    finally:
+        jobs.close()
+
+
+@pytest.fixture
+def refusing_broker() -> Iterator[RedisServer]:
+    """A real Redis that refuses every write (it demands a replica that does not exist)."""
+    with running_redis(extra_args=("--min-replicas-to-write", "1")) as server:
+        yield server
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_a_refused_enqueue_fails_the_job_and_frees_its_key(
+    engine: str, redis_server: RedisServer, refusing_broker: RedisServer, prefix: str
+) -> None:
+    config = ScaleConfig(
+        redis_url=redis_server.url, broker_url=refusing_broker.url, key_prefix=prefix
+    )
+    jobs = make_jobs(engine, config)
+    try:
+        first = jobs.backend.submit("count", {"n": 1}, **ALICE, idempotency_key="order-1")
+        assert first.state is JobState.FAILED
+        assert first.error.startswith(f"could not enqueue job {first.id} on the {engine} queue")
+        assert "NOREPLICAS" in first.error
+        # Pollers see the same clear error, and the idempotency key is free again.
+        seen = jobs.backend.get(first.id, **ALICE)
+        assert (seen.state, seen.error) == (JobState.FAILED, first.error)
+        again = jobs.backend.submit("count", {"n": 1}, **ALICE, idempotency_key="order-1")
+        assert again.id != first.id
+        assert again.state is JobState.FAILED
+    finally:
+        jobs.close()
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_redis_restart_without_persistence(engine: str) -> None:
+    """While Redis is down the web process answers 503 (and logs which Redis failed); after
+    a restart that lost every key, the old job is gone (404), the processes are still up, and
+    new jobs run again."""
+    with running_redis(persistence=False) as server:
+        env = engine_env(engine, server.url, "restart:", lease_s=5.0)
+        with stack(engine, env, webs=1, workers=1) as st:
+            base = st.webs[0].base_url
+            headers = {"x-user": "alice", "x-tenant": "acme"}
+
+            def run_one() -> str:
+                r = httpx.post(f"{base}/jobs", json={"type": "count", "payload": {"n": 1}},
+                               headers=headers)  # fmt: skip
+                assert r.status_code == 200, r.text
+                job_id = str(r.json()["id"])
+                wait_until(
+                    lambda: httpx.get(f"{base}/jobs/{job_id}", headers=headers).status_code == 200,
+                    timeout=30,
+                    what="the job to finish",
+                )
+                return job_id
+
+            before = run_one()
+            server.stop()
+            down = httpx.get(f"{base}/jobs/{before}", headers=headers)
+            assert down.status_code == 503
+            assert down.json() == {"detail": UNAVAILABLE_DETAIL}
+            assert "Retry-After" in down.headers
+            assert str(server.port) not in down.text
+            assert f"127.0.0.1:{server.port}" in st.webs[0].proc.log()
+            server.start()
+            assert httpx.get(f"{base}/jobs/{before}", headers=headers).status_code == 404
+            run_one()
+            assert st.webs[0].proc.alive()
+            assert all(w.alive() for w in st.workers)
