@@ -1,0 +1,229 @@
+"""ScaleConfig, QueuedJobBackend and the worker-side runner, in-process against real Redis."""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+from scale_tasks import TASKS
+
+from hedron.integrations import (
+    QueuedJobBackend,
+    RedisJobBackend,
+    RedisUnavailableError,
+    ScaleConfig,
+    redact_url,
+)
+from hedron.integrations._worker import run_job
+from hedron_core.jobs import JobState, JobStatus, TaskContext
+from tests._support.redis_server import RedisServer, free_port
+
+ALICE = {"auth_subject": "alice", "tenant_id": "acme"}
+
+
+# --- ScaleConfig ---------------------------------------------------------------------------
+
+
+def test_config_reads_everything_from_one_environment() -> None:
+    cfg = ScaleConfig.from_env(
+        {
+            "HEDRON_REDIS_URL": "redis://cache:6380/2",
+            "HEDRON_JOBS_PREFIX": "shop:jobs:",
+            "HEDRON_JOBS_QUEUE": "shop",
+            "HEDRON_JOBS_TTL_SECONDS": "3600",
+            "HEDRON_BROKER_URL": "redis://broker:6379/0",
+        }
+    )
+    assert cfg == ScaleConfig(
+        redis_url="redis://cache:6380/2",
+        key_prefix="shop:jobs:",
+        queue="shop",
+        ttl_seconds=3600.0,
+        broker_url="redis://broker:6379/0",
+    )
+    assert cfg.effective_broker_url == "redis://broker:6379/0"
+    assert ScaleConfig.from_env({}) == ScaleConfig()
+    assert ScaleConfig().effective_broker_url == ScaleConfig().redis_url
+
+
+def test_config_routes_job_types_to_queues() -> None:
+    cfg = ScaleConfig(queue="default", queues={"report": "slow"})
+    assert (cfg.queue_for("report"), cfg.queue_for("resize")) == ("slow", "default")
+
+
+@pytest.mark.parametrize(
+    ("kwargs", "message"),
+    [
+        ({"redis_url": "http://x"}, "redis_url must start with redis://"),
+        ({"broker_url": "amqp://x"}, "broker_url must start with redis://"),
+        ({"key_prefix": ""}, "key_prefix must be a non-empty string"),
+        ({"queue": " "}, "queue must be a non-empty string"),
+        ({"ttl_seconds": 0}, "ttl_seconds must be a positive number"),
+        ({"ttl_seconds": True}, "ttl_seconds must be a positive number"),
+        ({"connect_timeout_s": -1}, "connect_timeout_s must be a positive number"),
+        ({"queues": {"report": ""}}, "queues must map job types"),
+    ],
+)
+def test_config_rejects_bad_values_naming_them(kwargs: dict[str, Any], message: str) -> None:
+    with pytest.raises(ValueError, match=message):
+        ScaleConfig(**kwargs)
+
+
+def test_config_rejects_a_non_numeric_ttl_from_env() -> None:
+    with pytest.raises(ValueError, match="HEDRON_JOBS_TTL_SECONDS must be a number"):
+        ScaleConfig.from_env({"HEDRON_JOBS_TTL_SECONDS": "a week"})
+
+
+def test_unreachable_redis_fails_at_start_up_without_leaking_the_password() -> None:
+    cfg = ScaleConfig(redis_url=f"redis://:hunter2@127.0.0.1:{free_port()}/0", connect_timeout_s=1)
+    with pytest.raises(RedisUnavailableError, match="is unreachable") as info:
+        cfg.check()
+    assert "hunter2" not in str(info.value)
+    assert ":***@127.0.0.1" in str(info.value)
+    with pytest.raises(RedisUnavailableError):
+        cfg.backend()
+    assert redact_url("redis://127.0.0.1/0") == "redis://127.0.0.1/0"
+
+
+def test_config_builds_a_working_backend(redis_server: RedisServer, prefix: str) -> None:
+    cfg = ScaleConfig(redis_url=redis_server.url, key_prefix=prefix, ttl_seconds=90)
+    cfg.check()
+    backend = cfg.backend()
+    try:
+        assert (backend.prefix, backend.retention_s) == (prefix, 90.0)
+        job = backend.submit("demo", {}, **ALICE)
+        assert backend.get(job.id, **ALICE) == job
+    finally:
+        backend.close()
+
+
+# --- QueuedJobBackend ------------------------------------------------------------------------
+
+
+class RecordingDispatcher:
+    engine = "test"
+
+    def __init__(self, fail: Exception | None = None) -> None:
+        self.sent: list[str] = []
+        self.revoked: list[str] = []
+        self.fail = fail
+
+    def send(self, status: JobStatus) -> None:
+        if self.fail is not None:
+            raise self.fail
+        self.sent.append(status.id)
+
+    def revoke(self, job_id: str) -> None:
+        self.revoked.append(job_id)
+
+
+@pytest.fixture
+def redis_backend(redis_url: str, prefix: str) -> Iterator[RedisJobBackend]:
+    backend = RedisJobBackend(redis_url, prefix=prefix)
+    yield backend
+    backend.close()
+
+
+def test_a_job_is_sent_once_even_when_resubmitted(redis_backend: RedisJobBackend) -> None:
+    dispatcher = RecordingDispatcher()
+    queued = QueuedJobBackend(redis_backend, dispatcher)
+    first = queued.submit("count", {}, **ALICE, idempotency_key="k")
+    again = queued.submit("count", {}, **ALICE, idempotency_key="k")
+    other = queued.submit("count", {}, **ALICE)
+    assert again.id == first.id
+    assert dispatcher.sent == [first.id, other.id]
+
+
+def test_cancel_withdraws_only_queued_messages(redis_backend: RedisJobBackend) -> None:
+    dispatcher = RecordingDispatcher()
+    queued = QueuedJobBackend(redis_backend, dispatcher)
+    waiting = queued.submit("count", {}, **ALICE)
+    running = queued.submit("count", {}, **ALICE)
+    queued.claim(running.id, worker="w", lease_s=30)
+    assert queued.request_cancel(waiting.id, **ALICE).state is JobState.CANCELLED
+    assert queued.request_cancel(running.id, **ALICE).cancel_requested
+    assert queued.request_cancel(waiting.id, auth_subject="eve", tenant_id="acme") is None
+    assert dispatcher.revoked == [waiting.id]
+
+
+def test_queued_backend_validates_its_arguments(redis_backend: RedisJobBackend) -> None:
+    with pytest.raises(TypeError, match="backend must be a RedisJobBackend"):
+        QueuedJobBackend(object(), RecordingDispatcher())  # type: ignore[arg-type]
+    with pytest.raises(ValueError, match="max_attempts"):
+        QueuedJobBackend(redis_backend, RecordingDispatcher(), max_attempts=0)
+
+
+def test_a_broker_error_fails_the_job_with_its_reason(redis_backend: RedisJobBackend) -> None:
+    queued = QueuedJobBackend(redis_backend, RecordingDispatcher(ConnectionError("refused")))
+    job = queued.submit("count", {}, **ALICE, idempotency_key="k")
+    assert job.state is JobState.FAILED
+    assert (
+        job.error == f"could not enqueue job {job.id} on the test queue (ConnectionError: refused)"
+    )
+    assert queued.submit("count", {}, **ALICE, idempotency_key="k").id != job.id
+
+
+# --- run_job (the worker side) ----------------------------------------------------------------
+
+
+def test_run_job_runs_the_task_once(redis_backend: RedisJobBackend) -> None:
+    job = redis_backend.submit("count", {"n": 2, "step_s": 0}, **ALICE)
+    assert run_job(redis_backend, TASKS, job.id, worker="w") is JobState.SUCCEEDED
+    done = redis_backend.load(job.id)
+    assert done is not None
+    assert done.result["counted"] == 2
+    # A duplicate delivery of the same message does nothing.
+    assert run_job(redis_backend, TASKS, job.id, worker="w2") is None
+    assert redis_backend.load(job.id) == done
+
+
+def test_run_job_fails_unknown_types_and_skips_missing_jobs(
+    redis_backend: RedisJobBackend,
+) -> None:
+    job = redis_backend.submit("nope", {}, **ALICE)
+    assert run_job(redis_backend, TASKS, job.id, worker="w") is JobState.FAILED
+    failed = redis_backend.load(job.id)
+    assert failed is not None
+    assert failed.error == "LookupError: no task function registered for job type 'nope'"
+    assert run_job(redis_backend, TASKS, "missing-job", worker="w") is None
+
+
+def test_run_job_supports_plain_def_tasks(redis_backend: RedisJobBackend) -> None:
+    def plain(ctx: TaskContext) -> dict[str, int]:
+        ctx.progress(1, 1, "done")
+        return {"threads": threading.active_count()}
+
+    job = redis_backend.submit("plain", {}, **ALICE)
+    assert run_job(redis_backend, {"plain": plain}, job.id, worker="w") is JobState.SUCCEEDED
+
+
+def test_run_job_stops_at_the_next_sleep_after_cancel(redis_backend: RedisJobBackend) -> None:
+    steps: list[int] = []
+
+    async def slow(ctx: TaskContext) -> None:
+        for i in range(100):
+            steps.append(i)
+            if i == 2:
+                redis_backend.request_cancel(ctx.job_id, **ALICE)
+            await ctx.sleep(0)
+
+    job = redis_backend.submit("slow", {}, **ALICE)
+    assert run_job(redis_backend, {"slow": slow}, job.id, worker="w") is JobState.CANCELLED
+    assert steps == [0, 1, 2]
+
+
+def test_run_job_renews_its_lease_while_the_task_runs(redis_backend: RedisJobBackend) -> None:
+    seen: list[bool] = []
+
+    async def long(ctx: TaskContext) -> None:
+        await asyncio.sleep(0.5)  # longer than the lease, no ctx calls at all
+        seen.append(redis_backend.claim(ctx.job_id, worker="thief", lease_s=1) is None)
+
+    job = redis_backend.submit("long", {}, **ALICE)
+    assert run_job(redis_backend, {"long": long}, job.id, worker="w", lease_s=0.3) is (
+        JobState.SUCCEEDED
+    )
+    assert seen == [True]
