@@ -58,10 +58,19 @@ class _Server(http.server.ThreadingHTTPServer):
 
 
 class StaticServer:
-    """Serve ``root`` on ``http://127.0.0.1:<free port>/`` in a background thread."""
+    """Serve ``root`` on ``http://127.0.0.1:<free port>/`` in a background thread.
 
-    def __init__(self, root: Path) -> None:
-        handler = functools.partial(_Handler, directory=str(root))
+    Args:
+        root: The folder to serve (the built site).
+        mime_types: Extra or replacement ``{".ext": "type"}`` entries.
+    """
+
+    def __init__(self, root: Path, *, mime_types: dict[str, str] | None = None) -> None:
+        handler_cls = _Handler
+        if mime_types:  # e.g. a wrong wasm type, to test the widget's load timeout
+            mapping = {**_Handler.extensions_map, **mime_types}
+            handler_cls = type("_OverrideHandler", (_Handler,), {"extensions_map": mapping})
+        handler = functools.partial(handler_cls, directory=str(root))
         self._server = _Server(("127.0.0.1", 0), handler)
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 

@@ -10,6 +10,13 @@ from dataclasses import dataclass
 from html.parser import HTMLParser
 
 MAX_SEEN = 72
+_OPAQUE = re.compile(r"(?<![\w-])(?=[\w-]*\d)[A-Za-z0-9_-]{16,}(?![\w-])")
+
+
+def redact(text: str) -> str:
+    """Replace opaque ids (16+ url-safe characters, a digit among them) by ``<id>``: job ids
+    differ on every run, the transcript must not."""
+    return _OPAQUE.sub("<id>", text)
 
 
 @dataclass(frozen=True)
@@ -128,7 +135,7 @@ class Recorder:
         """Record one answered request as a transcript line."""
         line = f"{fmt_time(t)} {method} {path} -> {status} {reason_of(status)}"
         what = seen(body, content_type)
-        self.lines.append(f"{line} | {what}" if what else line)
+        self.line(f"{line} | {what}" if what else line)
         self.last_status, self.last_time = status, t
         self._settled = False
         escaped = html.escape(f"{status} {reason_of(status)}\n{body}")
@@ -158,8 +165,8 @@ class Recorder:
         self.swaps.append(Swap(target, style, markup))
 
     def line(self, text: str) -> None:
-        """Add a free transcript line."""
-        self.lines.append(text)
+        """Add a transcript line (opaque ids redacted)."""
+        self.lines.append(redact(text))
 
     def stop(self, outcome: str, message: str) -> None:
         """End the run: ``outcome`` is ``"terminal"``, ``"window"`` or ``"error"``."""

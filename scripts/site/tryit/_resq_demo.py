@@ -20,6 +20,7 @@ import requests.adapters
 from resq import Requests
 from resq.clock import VirtualClock, use_clock
 from resq.transports import ASGIAdapter
+from tryit._apps import advance_jobs, demo_environment
 from tryit._recipes import Recipe
 from tryit._record import Recorder
 
@@ -30,19 +31,24 @@ BASE_URL = "http://recipe.localhost"
 
 
 class DemoClock(VirtualClock):
-    """A virtual clock that tells the recorder when the poll pauses."""
+    """A virtual clock that tells the recorder when the poll pauses, and lets the server's
+    stepping job runner (if the recipe names one) run the work due meanwhile."""
 
-    def __init__(self, recorder: Recorder) -> None:
+    def __init__(self, recorder: Recorder, runner: Any = None) -> None:
         super().__init__()
-        self._recorder = recorder
+        self._recorder, self._runner = recorder, runner
 
     def sleep(self, seconds: float) -> None:
         super().sleep(seconds)
-        self._recorder.note_sleep()
+        self._paused(seconds)
 
     async def asleep(self, seconds: float) -> None:
         await super().asleep(seconds)
+        self._paused(seconds)
+
+    def _paused(self, seconds: float) -> None:
         self._recorder.note_sleep()
+        advance_jobs(self._runner, seconds)
 
 
 def _path(url: str) -> str:
@@ -97,12 +103,14 @@ class RecordingAdapter(requests.adapters.BaseAdapter):
 
 async def scenario(recipe: Recipe, stepper: Stepper, recorder: Recorder) -> None:
     """Run ``client.main(client)`` of a resq recipe against its ``server.app``."""
-    server = recipe.load("server.py")
+    with demo_environment():
+        server = recipe.load("server.py")
+    runner = getattr(server, str(recipe.demo["runner"])) if "runner" in recipe.demo else None
     client_module = recipe.load("client.py")
     main = client_module.main
     adapter = recipe.demo.get("adapter", "requests")
     timeout = recipe.demo.get("timeout", 5)
-    clock = DemoClock(recorder)
+    clock = DemoClock(recorder, runner)
     with use_clock(clock), contextlib.redirect_stdout(recorder.printer()):
         if adapter == "httpx":
             if not inspect.iscoroutinefunction(main):

@@ -1,0 +1,68 @@
+"""Fixtures of the site tests: the built site (once per session), a static server for it on
+127.0.0.1 with the right MIME types, and headless Chromium that cannot reach any other host."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+SITE_SCRIPTS = ROOT / "scripts" / "site"
+if str(SITE_SCRIPTS) not in sys.path:
+    sys.path.insert(0, str(SITE_SCRIPTS))
+
+from static_server import StaticServer  # noqa: E402
+
+CHROMIUM = "/usr/bin/chromium"
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    # Every host but 127.0.0.1 fails to resolve: any off-origin request would fail visibly.
+    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
+]
+
+
+@pytest.fixture(scope="session")
+def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """``mkdocs build --strict`` of the whole site (with the Try it runtime), once."""
+    target = tmp_path_factory.mktemp("site") / "site"
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+    env.pop("TRYIT_SKIP_RUNTIME", None)
+    result = subprocess.run(
+        [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(target)],
+        cwd=ROOT,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
+        check=False,
+    )
+    assert result.returncode == 0, result.stdout + result.stderr
+    return target
+
+
+@pytest.fixture(scope="session")
+def site_server(built_site: Path) -> Iterator[StaticServer]:
+    with StaticServer(built_site) as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def chromium() -> Iterator[Any]:
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as playwright:
+        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
+        try:
+            yield browser
+        finally:
+            browser.close()

@@ -1,0 +1,124 @@
+"""The built site: recipes included byte for byte, nothing from other origins, the runtime
+copied with a lockfile that matches its wheels, MIME types Pyodide needs."""
+
+from __future__ import annotations
+
+import hashlib
+import html
+import json
+import mimetypes
+import re
+import tomllib
+import urllib.request
+from pathlib import Path
+
+import pytest
+import site_pages
+from static_server import StaticServer
+
+ROOT = Path(__file__).resolve().parents[2]
+RECIPES = sorted(p.parent.name for p in (ROOT / "recipes").glob("*/recipe.toml"))
+
+
+def _code_blocks(page: str) -> dict[str, str]:
+    """``{title: text}`` of the titled code blocks of a built page."""
+    blocks = {}
+    pattern = r'<span class="filename">([^<]+)</span>\s*<pre>(.*?)</pre>'
+    for title, body in re.findall(pattern, page, re.S):
+        blocks[title] = html.unescape(re.sub(r"<[^>]+>", "", body))
+    return blocks
+
+
+@pytest.mark.parametrize("name", RECIPES)
+def test_recipe_page_shows_every_file_byte_for_byte(built_site: Path, name: str) -> None:
+    page = (built_site / "recipes" / name / "index.html").read_text(encoding="utf-8")
+    files = tomllib.loads((ROOT / "recipes" / name / "recipe.toml").read_text())["files"]
+    blocks = _code_blocks(page)
+    for file in files:
+        source = (ROOT / "recipes" / name / file).read_text(encoding="utf-8")
+        assert blocks[file].rstrip("\n") == source.rstrip("\n"), file
+    transcript = (ROOT / "recipes" / name / "transcript.txt").read_text(encoding="utf-8")
+    assert html.escape(transcript.splitlines()[0], quote=False) in page
+    assert f'data-tryit="{name}"' in page
+
+
+def test_recipe_pages_include_rather_than_copy() -> None:
+    info = site_pages.read_recipes(ROOT)[0]
+    markdown = site_pages.recipe_page(info)
+    for file in info.files:
+        assert f'--8<-- "recipes/{info.name}/{file}"' in markdown
+        assert (ROOT / "recipes" / info.name / file).read_text().splitlines()[0] not in markdown
+
+
+def test_no_page_loads_anything_from_another_origin(built_site: Path) -> None:
+    offenders = []
+    loaders = re.compile(
+        r'<(?:script|link|img|iframe|source)\b[^>]*(?:src|href)="(https?:)?//', re.I
+    )
+    for path in built_site.rglob("*.html"):
+        if loaders.search(path.read_text(encoding="utf-8")):
+            offenders.append(str(path.relative_to(built_site)))
+    for path in built_site.rglob("*.css"):
+        if re.search(r"url\((['\"]?)(https?:)?//", path.read_text(encoding="utf-8")):
+            offenders.append(str(path.relative_to(built_site)))
+    assert offenders == []
+
+
+def test_runtime_is_copied_with_a_lockfile_matching_its_wheels(built_site: Path) -> None:
+    folder = built_site / "_tryit" / "pyodide"
+    lock = json.loads((folder / "tryit-lock.json").read_text())
+    packages = lock["packages"]
+    assert {"resq", "hedron", "tryit", "fastapi", "pydantic-core"} <= set(packages)
+    assert lock["info"]["python"].startswith("3.14")
+    for name, entry in packages.items():
+        data = (folder / entry["file_name"]).read_bytes()
+        assert hashlib.sha256(data).hexdigest() == entry["sha256"], name
+        assert set(entry["depends"]) <= set(packages), name
+    assert packages["pydantic-core"]["file_name"].endswith("pyemscripten_2026_0_wasm32.whl")
+    assert "resq" in packages["tryit"]["depends"]
+    assert (folder / "pyodide.asm.wasm").stat().st_size > 1_000_000
+    assert (built_site / "_tryit" / "htmx.min.js").exists()
+    assert not (folder / "pyodide-lock.json").exists()  # its wheels are not served
+
+
+def test_static_server_and_mkdocs_serve_use_the_wasm_and_module_types(built_site: Path) -> None:
+    import hooks  # registers the types for `mkdocs serve`
+
+    assert hooks.RUNTIME_DIR == "_tryit"
+    assert mimetypes.guess_type("x.wasm")[0] == "application/wasm"
+    with StaticServer(built_site) as server:
+        for path, expected in [
+            ("_tryit/pyodide/pyodide.asm.wasm", "application/wasm"),
+            ("_tryit/pyodide/pyodide.mjs", "text/javascript"),
+            ("assets/tryit/worker.mjs", "text/javascript"),
+        ]:
+            with urllib.request.urlopen(server.url + path, timeout=10) as response:
+                assert response.headers["Content-Type"] == expected, path
+
+
+def test_nav_completion_drops_missing_pages_and_appends_new_ones() -> None:
+    nav = [
+        {"Home": "index.md"},
+        {"resq": ["resq/index.md", "resq/missing.md"]},
+        {"Recipes": "recipes/"},
+        {"Empty": "nothing/"},
+    ]
+    available = {"index.md", "resq/index.md", "resq/zeta.md", "resq/sub/deep.md"}
+    available |= {"recipes/b.md", "recipes/index.md", "recipes/a.md"}
+    assert site_pages.expand_nav(nav, available) == [
+        {"Home": "index.md"},
+        {"resq": ["resq/index.md", "resq/zeta.md"]},
+        {"Recipes": ["recipes/index.md", "recipes/a.md", "recipes/b.md"]},
+    ]
+
+
+def test_component_pages_are_generated_from_the_registry(built_site: Path) -> None:
+    import hedron_core
+
+    names = [info.name for info in hedron_core.registry()]
+    assert "Poll" in names
+    for name in names:
+        page = built_site / "hedron" / "components" / name.lower() / "index.html"
+        assert page.exists(), name
+    poll = (built_site / "hedron" / "components" / "poll" / "index.html").read_text()
+    assert "interval_ms" in poll
