@@ -17,12 +17,15 @@ from ._responses import (
     job_status_response,
     prefers_json,
 )
+from ._taskflow import ScopeResolver, TaskFlow
 
 __all__ = [
     "RESULT_NOT_READY_STATUS",
     "JobScope",
     "JobStatusResponse",
+    "ScopeResolver",
     "SubmitPolicy",
+    "TaskFlow",
     "authorize_submit",
     "bind_job_backend",
     "current_job_backend",
