@@ -15,7 +15,8 @@ def load_recipe_module(name: str, filename: str) -> ModuleType:
     path = RECIPES / name / filename
     stem = f"jobs_recipe_{name.replace('-', '_')}_{path.stem}_{next(_counter)}"
     spec = importlib.util.spec_from_file_location(stem, path)
-    assert spec is not None and spec.loader is not None
+    assert spec is not None
+    assert spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
