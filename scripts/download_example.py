@@ -155,8 +155,13 @@ def repoint_requirements(files: dict[str, bytes], published: str, base_url: str)
 
 
 def _commands(manifest: dict[str, object], name: str) -> list[str]:
-    run = _examples(manifest)[name].get("run")
-    return [c for c in run if isinstance(c, str)] if isinstance(run, list) else []
+    entry = _examples(manifest)[name]
+    commands = []
+    for key in ("setup", "run"):
+        value = entry.get(key)
+        if isinstance(value, list):
+            commands += [c for c in value if isinstance(c, str)]
+    return commands
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -226,25 +226,32 @@ def _req_name(text: str, recipe: Recipe) -> str:
     return canonicalize_name(_parse_req(text, recipe).name)
 
 
+SETUP_COMMANDS = (
+    "python3 -m venv .venv",
+    ". .venv/bin/activate",
+    "pip install -r requirements.txt",
+)
+
+
+def run_commands(recipe: Recipe) -> list[str]:
+    """Return the recipe's run commands (its own install commands left out: setup does that)."""
+    return [cmd for cmd in recipe.run if not cmd.startswith(("pip install", "python -m pip"))]
+
+
 def install_commands(recipe: Recipe) -> list[str]:
     """Return the shell commands that set up and run the downloaded example (POSIX shell)."""
-    run = [cmd for cmd in recipe.run if not cmd.startswith(("pip install", "python -m pip"))]
-    return [
-        "python3 -m venv .venv",
-        ". .venv/bin/activate",
-        "pip install -r requirements.txt",
-        *run,
-    ]
+    return [*SETUP_COMMANDS, *run_commands(recipe)]
 
 
 def readme(recipe: Recipe, site_url: str) -> str:
     """Return the example's ``README.md`` (what it is, how to run it, where it comes from)."""
     files = "\n".join(f"- `{name}`" for name in recipe.files)
     commands = "\n".join(install_commands(recipe))
-    several = sum(1 for cmd in recipe.run if not cmd.startswith("pip "))
+    run = run_commands(recipe)
+    background = any(cmd.rstrip().endswith("&") for cmd in run)
     note = (
         "\nRun each long-running command in its own terminal (same folder, venv activated).\n"
-        if several > 1
+        if len(run) > 1 and not background
         else ""
     )
     return f"""# {recipe.title}
@@ -297,7 +304,7 @@ def quickstart_markdown(name: str, site_url: str | None = None) -> str:
 
 
 def _quickstart(recipe: Recipe, site_url: str) -> str:
-    run = [cmd for cmd in recipe.run if not cmd.startswith(("pip install", "python -m pip"))]
+    run = run_commands(recipe)
     lines = [
         "python3 -m venv .venv && . .venv/bin/activate",
         f"curl -fsSL {site_url}download_example.py | python3 - {recipe.name}",
@@ -357,7 +364,8 @@ def build_tree(
             "title": recipe.title,
             "summary": recipe.summary,
             "library": recipe.library,
-            "run": install_commands(recipe),
+            "setup": list(SETUP_COMMANDS),
+            "run": run_commands(recipe),
             "archive": f"{recipe.name}.tar.gz",
             "files": {name: sha256(data) for name, data in files.items()},
         }

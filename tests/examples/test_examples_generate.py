@@ -41,7 +41,8 @@ def test_code_files_are_byte_identical_and_listed_in_the_manifest(
         "resq": "resq-1.1.0-py3-none-any.whl",
         "hedron": "hedron-1.2.0-py3-none-any.whl",
     }
-    assert entry["run"][-2:] == ["pip install -r requirements.txt", "uvicorn app:app --reload"]
+    assert entry["setup"][-1] == "pip install -r requirements.txt"
+    assert entry["run"] == ["uvicorn app:app --reload"]
 
 
 def test_requirements_point_at_the_sites_own_wheels_and_pin_the_rest(
