@@ -48,7 +48,13 @@ class _PollerBase(Generic[W]):
             max_delay=max_delay, jitter=jitter, retry_after=retry_after,
             raise_on_timeout=raise_on_timeout, on_attempt=on_attempt,
         )  # fmt: skip
-        self._setup(where, response, options, clock, started_at)
+        self._setup(
+            where,
+            response,
+            options,
+            None if clock is None else check_clock(where, clock),
+            started_at,
+        )
 
     @classmethod
     def _create(
@@ -68,7 +74,7 @@ class _PollerBase(Generic[W]):
                 f"{where}: response must be a resq {self._wrapper_type.__name__}, "
                 f"got {type(response).__name__}"
             )
-        self._clock = current_clock() if clock is None else check_clock(where, clock)
+        self._clock = current_clock() if clock is None else clock
         if started_at is not None and (
             isinstance(started_at, bool) or not isinstance(started_at, int | float)
         ):
@@ -319,6 +325,7 @@ def poll(
         max_delay=max_delay, jitter=jitter, retry_after=retry_after,
         raise_on_timeout=raise_on_timeout, on_attempt=on_attempt,
     )  # fmt: skip
+    clock = None if clock is None else check_clock("poll()", clock)
     if isinstance(response, AsyncResponse):
         apoller: AsyncPoller = AsyncPoller._create("poll()", response, options, clock)
         return apoller.run()
