@@ -17,6 +17,7 @@ from ._responses import (
     job_status_response,
     prefers_json,
 )
+from ._sse import job_status_events
 from ._taskflow import ScopeResolver, TaskFlow
 
 __all__ = [
@@ -31,6 +32,7 @@ __all__ = [
     "current_job_backend",
     "enqueue_durable",
     "job_result_response",
+    "job_status_events",
     "job_status_response",
     "prefers_json",
     "use_job_backend",
