@@ -37,18 +37,20 @@ def wait_until(
 class ManagedProcess:
     """A subprocess with its output in a temp log file; ``stop()`` is bounded and idempotent."""
 
-    def __init__(self, name: str, argv: list[str], env: Mapping[str, str]) -> None:
+    def __init__(
+        self, name: str, argv: list[str], env: Mapping[str, str], *, cwd: Path = HERE
+    ) -> None:
         self.name = name
         self.argv = argv
         self._logdir = tempfile.TemporaryDirectory(prefix=f"hedron-{name}-")
         self.log_path = Path(self._logdir.name) / "out.log"
         self._log = self.log_path.open("wb")
         full_env = {**os.environ, **env, "PYTHONUNBUFFERED": "1"}
-        path = os.pathsep.join([str(HERE), str(ROOT), full_env.get("PYTHONPATH", "")])
+        path = os.pathsep.join([str(cwd), str(HERE), str(ROOT), full_env.get("PYTHONPATH", "")])
         full_env["PYTHONPATH"] = path
         self.proc = subprocess.Popen(
             argv,
-            cwd=str(HERE),
+            cwd=str(cwd),
             env=full_env,
             stdout=self._log,
             stderr=subprocess.STDOUT,

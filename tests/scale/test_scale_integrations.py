@@ -35,6 +35,7 @@ def test_config_reads_everything_from_one_environment() -> None:
             "HEDRON_JOBS_QUEUE": "shop",
             "HEDRON_JOBS_TTL_SECONDS": "3600",
             "HEDRON_BROKER_URL": "redis://broker:6379/0",
+            "HEDRON_JOBS_QUEUES": "report=reports, thumbnail=images",
         }
     )
     assert cfg == ScaleConfig(
@@ -43,6 +44,7 @@ def test_config_reads_everything_from_one_environment() -> None:
         queue="shop",
         ttl_seconds=3600.0,
         broker_url="redis://broker:6379/0",
+        queues={"report": "reports", "thumbnail": "images"},
     )
     assert cfg.effective_broker_url == "redis://broker:6379/0"
     assert ScaleConfig.from_env({}) == ScaleConfig()
@@ -72,9 +74,11 @@ def test_config_rejects_bad_values_naming_them(kwargs: dict[str, Any], message: 
         ScaleConfig(**kwargs)
 
 
-def test_config_rejects_a_non_numeric_ttl_from_env() -> None:
+def test_config_rejects_malformed_environment_values_naming_them() -> None:
     with pytest.raises(ValueError, match="HEDRON_JOBS_TTL_SECONDS must be a number"):
         ScaleConfig.from_env({"HEDRON_JOBS_TTL_SECONDS": "a week"})
+    with pytest.raises(ValueError, match="HEDRON_JOBS_QUEUES must look like"):
+        ScaleConfig.from_env({"HEDRON_JOBS_QUEUES": "reports"})
 
 
 def test_unreachable_redis_fails_at_start_up_without_leaking_the_password() -> None:

@@ -33,6 +33,19 @@ def redact_url(url: str) -> str:
     return urlunsplit((parts.scheme, netloc, parts.path, parts.query, parts.fragment))
 
 
+def _env_queues(environ: Mapping[str, str], name: str) -> dict[str, str]:
+    raw = environ.get(name, "").strip()
+    routes: dict[str, str] = {}
+    for item in filter(None, (part.strip() for part in raw.split(","))):
+        job_type, sep, queue = item.partition("=")
+        if not sep or not job_type.strip() or not queue.strip():
+            raise ValueError(
+                f"{name} must look like 'report=reports,thumbnail=images', got {raw!r}"
+            )
+        routes[job_type.strip()] = queue.strip()
+    return routes
+
+
 def _env_float(environ: Mapping[str, str], name: str, default: float) -> float:
     raw = environ.get(name)
     if raw is None or raw == "":
@@ -101,7 +114,8 @@ class ScaleConfig:
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> ScaleConfig:
         """Read ``HEDRON_REDIS_URL``, ``HEDRON_JOBS_PREFIX``, ``HEDRON_JOBS_QUEUE``,
-        ``HEDRON_JOBS_TTL_SECONDS`` and ``HEDRON_BROKER_URL`` (unset values keep defaults).
+        ``HEDRON_JOBS_QUEUES`` (``type=queue,...``), ``HEDRON_JOBS_TTL_SECONDS`` and
+        ``HEDRON_BROKER_URL``; unset values keep their defaults.
 
         Example:
             >>> ScaleConfig.from_env({"HEDRON_JOBS_PREFIX": "shop:"}).key_prefix
@@ -118,6 +132,7 @@ class ScaleConfig:
             if env.get(key):
                 kwargs[name] = env[key]
         kwargs["ttl_seconds"] = _env_float(env, "HEDRON_JOBS_TTL_SECONDS", DEFAULT_TTL_SECONDS)
+        kwargs["queues"] = _env_queues(env, "HEDRON_JOBS_QUEUES")
         return cls(**kwargs)
 
     @property
