@@ -78,7 +78,7 @@ def test_the_served_script_defaults_to_the_site_it_is_served_from(
     with urllib.request.urlopen(url + "download_example.py", timeout=10) as response:
         script = response.read()
     proc = subprocess.run(
-        [sys.executable, "-", "--all"],
+        [sys.executable, "-S", "-", "--all"],
         input=script,
         cwd=tmp_path,
         capture_output=True,
