@@ -230,3 +230,17 @@ def test_wrapper_surface_and_repr(base_url, key):
         r.raise_for_status()
     with pytest.raises(AttributeError):
         r.underlying = None  # type: ignore[misc]
+
+
+def test_poll_checks_the_status_by_calling_raise_for_status(base_url, key, monkeypatch):
+    checked: list[int] = []
+    original = Response.raise_for_status
+
+    def spy(self: Response) -> None:
+        checked.append(self.status_code)
+        original(self)
+
+    monkeypatch.setattr(Response, "raise_for_status", spy)
+    with Requests(base_url, adapter="requests") as client:
+        client.get(f"/job/{key}?n=2", timeout=30, delay=1, clock=VirtualClock())
+    assert checked == [503, 503, 200]

@@ -71,3 +71,12 @@ async def test_httpx_asgi_transport(key):
         r = await c.get(f"/job/{key}?n=2&fail=304", timeout=10, delay=1, clock=clock)
     assert r.status_code == 200
     assert clock.sleeps == [1, 1]
+
+
+def test_asgi_adapter_streamed_responses_can_be_read_and_closed(key):
+    with Session(
+        "http://app.test", adapter="requests", transport=ASGIAdapter(app), stream=True
+    ) as s:
+        r = s.get(f"/job/{key}?n=1", timeout=5, delay=0, clock=VirtualClock())
+        assert r.status_code == 200
+        assert b"".join(r.underlying.iter_content(4)) == r.content

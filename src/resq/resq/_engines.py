@@ -43,6 +43,7 @@ class Engine(Protocol):
 
     name: str
     closed: bool
+    status_error: type[Exception]
 
     def ok(self, response: Any) -> bool:
         """True exactly when the engine's ``raise_for_status`` would not raise."""
@@ -63,6 +64,7 @@ class RequestsEngine:
     """Sync engine on ``requests`` (4xx/5xx are bad statuses)."""
 
     name = "requests"
+    status_error: type[Exception] = requests.HTTPError
 
     def __init__(
         self,
@@ -141,6 +143,7 @@ class HttpxEngine:
     """Async engine on ``httpx.AsyncClient`` (every non-2xx is a bad status)."""
 
     name = "httpx"
+    status_error: type[Exception] = httpx.HTTPStatusError
 
     def __init__(
         self,

@@ -131,7 +131,9 @@ class _PollerBase(Generic[W]):
     def _evaluate(self) -> Attempt:
         options, response = self._options, self._response
         self._count += 1
-        success = response.ok and (options.until is None or bool(options.until(response)))
+        success = response._status_passes() and (
+            options.until is None or bool(options.until(response))
+        )
         elapsed = self._clock.now() - self._start
         retry_after = None
         if options.retry_after and not success:

@@ -98,6 +98,14 @@ class BaseResponse(Generic[U]):
         """``"requests"`` or ``"httpx"``: the engine that produced this response."""
         return self._engine.name
 
+    def _status_passes(self) -> bool:
+        """Call :meth:`raise_for_status`; False if it raised the engine's status error."""
+        try:
+            self.raise_for_status()
+        except self._engine.status_error:
+            return False
+        return True
+
     def raise_for_status(self) -> None:
         """Raise the engine's own HTTP error for a bad status (``requests.HTTPError`` or
         ``httpx.HTTPStatusError``); do nothing for a good one."""

@@ -7,6 +7,7 @@ For ``adapter="httpx"`` use httpx's own ``httpx.ASGITransport(app=app)``; for
 from __future__ import annotations
 
 import http
+import io
 import sys
 import threading
 from collections.abc import Awaitable, Callable, Coroutine, Mapping
@@ -124,6 +125,8 @@ class ASGIAdapter(requests.adapters.BaseAdapter):
         response.headers = CaseInsensitiveDict(headers)
         response.encoding = get_encoding_from_headers(response.headers)
         response._content = data
+        response._content_consumed = True  # type: ignore[attr-defined]
+        response.raw = io.BytesIO(data)
         response.url = str(request.url)
         response.request = request
         response.connection = self  # type: ignore[assignment]
