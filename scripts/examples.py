@@ -167,7 +167,7 @@ def wheel_filename(dist: str, version: str) -> str:
 
 def suite_pins(dev_requirements: Path = DEV_REQUIREMENTS) -> dict[str, str]:
     """Return ``{canonical name: version}`` from the pinned development requirements."""
-    pins = {}
+    pins: dict[str, str] = {}
     for line in dev_requirements.read_text(encoding="utf-8").splitlines():
         line = line.split("#", 1)[0].strip()
         if "==" in line:
@@ -306,7 +306,7 @@ def quickstart_markdown(name: str, site_url: str | None = None) -> str:
 def _quickstart(recipe: Recipe, site_url: str) -> str:
     run = run_commands(recipe)
     lines = [
-        "python3 -m venv .venv && . .venv/bin/activate",
+        "python3 -m venv .venv && . .venv/bin/activate  # Windows: .venv\\Scripts\\activate",
         f"curl -fsSL {site_url}download_example.py | python3 - {recipe.name}",
         f"cd {recipe.name}",
         "pip install -r requirements.txt",

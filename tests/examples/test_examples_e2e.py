@@ -220,6 +220,23 @@ def test_every_example_is_published_byte_for_byte(site_url: str) -> None:
             assert served == (TREE / name / filename).read_bytes()
 
 
+def test_wheels_page_works_with_pip_find_links(site_url: str, tmp_path: Path) -> None:
+    """``pip … --no-index --find-links <site>/wheels/`` finds exactly this build's wheels."""
+    pins = [w.split("-")[0] + "==" + w.split("-")[1] for w in MANIFEST["wheels"].values()]
+    pip = [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "--no-index"]
+    proc = subprocess.run(
+        [*pip, "--find-links", f"{site_url}wheels/", "-d", str(tmp_path), *pins],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert proc.returncode == 0, proc.stderr
+    for wheel in MANIFEST["wheels"].values():
+        with urllib.request.urlopen(f"{site_url}wheels/{wheel}", timeout=10) as response:
+            assert (tmp_path / wheel).read_bytes() == response.read()
+
+
 @pytest.mark.parametrize("name", EXAMPLES)
 def test_example_runs_standalone_to_its_terminal_state(
     name: str, downloaded: Path, venv: Path

@@ -142,3 +142,12 @@ def test_committed_tree_is_fresh() -> None:
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "up to date" in proc.stdout
+
+
+def test_quickstart_markdown_matches_the_committed_snippet(examples: ModuleType) -> None:
+    names = [r.name for r in examples.load_recipes()]
+    for name in names:
+        snippet = (ROOT / "docs" / "examples" / "_quickstart" / f"{name}.md").read_text()
+        assert examples.quickstart_markdown(name) == snippet
+    with pytest.raises(ValueError, match="name: no recipe 'nope'"):
+        examples.quickstart_markdown("nope")
