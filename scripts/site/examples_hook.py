@@ -82,13 +82,14 @@ def wheels_index(wheels: list[Path]) -> str:
 """
 
 
-def _archive(name: str, files: dict[str, bytes]) -> bytes:
+def _archive(name: str, files: dict[str, bytes], mtime: float) -> bytes:
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w:gz", format=tarfile.PAX_FORMAT) as tar:
         for filename, data in files.items():
             info = tarfile.TarInfo(f"{name}/{filename}")
             info.size = len(data)
             info.mode = 0o644
+            info.mtime = int(mtime)
             tar.addfile(info, io.BytesIO(data))
     return buffer.getvalue()
 
@@ -132,7 +133,8 @@ def publish(
             target = out / name / filename
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(data)
-        (out / entry["archive"]).write_bytes(_archive(name, files))
+        mtime = (examples_dir / "manifest.json").stat().st_mtime
+        (out / entry["archive"]).write_bytes(_archive(name, files, mtime))
     if wheels is None:
         wheels = local_wheels()
     names = {dist: path.name for dist, path in wheels.items()}

@@ -199,3 +199,16 @@ def test_published_site_layout(site: tuple[str, Path], tmp_path: Path) -> None:
         page = response.read().decode()
     digest = hashlib.sha256(b"not really a hedron wheel").hexdigest()
     assert f'href="hedron-1.2.0-py3-none-any.whl#sha256={digest}"' in page
+
+
+def test_a_site_published_under_a_path(
+    downloader: ModuleType, site: tuple[str, Path], static_server: Any, tmp_path: Path
+) -> None:
+    """The base URL may have a path (a site under /docs/); a missing slash is fine."""
+    _, site_dir = site
+    with static_server(site_dir.parent) as url:
+        base = f"{url}{site_dir.name}"
+        code, _, err = _run(downloader, "demo-poll", "--base-url", base, cwd=tmp_path)
+    assert (code, err) == (0, "")
+    reqs = (tmp_path / "demo-poll" / "requirements.txt").read_text()
+    assert f"{base}/wheels/hedron-1.2.0-py3-none-any.whl" in reqs
