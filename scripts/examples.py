@@ -289,7 +289,8 @@ def quickstart_markdown(name: str, site_url: str | None = None) -> str:
         site_url: base URL of the site (default: :func:`read_site_url`).
 
     Returns:
-        Markdown: a heading, one shell block and a line with the single-file alternative.
+        Markdown (no heading: the page adds its own): a sentence, one shell block, and a
+        line with the single-file and archive alternatives.
 
     Raises:
         ValueError: ``name`` is not a recipe.
@@ -314,10 +315,8 @@ def _quickstart(recipe: Recipe, site_url: str) -> str:
     ]
     first = recipe.files[0]
     block = "\n".join(lines)
-    return f"""### Run it on your machine
-
-The download script checks every file against the site's manifest; `requirements.txt` installs
-the exact `{recipe.library}` build these pages were made with.
+    return f"""The download script checks every file against the site's manifest;
+`requirements.txt` installs the exact `{recipe.library}` build these pages were made with.
 
 ```bash
 {block}
