@@ -9,13 +9,13 @@ from typing import Any
 
 import httpx
 import pytest
-from _procs import wait_until
-from _stack import ENGINES, engine_env, stack, start_worker
+from _procs import ManagedProcess, uvicorn_argv, wait_until
+from _stack import ENGINES, engine_env, stack, start_worker, worker_argv
 from scale_tasks import TASKS
 
 from hedron.integrations import UNAVAILABLE_DETAIL, ScaleConfig
 from hedron_core.jobs import JobState
-from tests._support.redis_server import RedisServer, running_redis
+from tests._support.redis_server import RedisServer, free_port, running_redis
 
 ALICE = {"auth_subject": "alice", "tenant_id": "acme"}
 
@@ -183,3 +183,23 @@ def test_redis_restart_without_persistence(engine: str) -> None:
             run_one()
             assert st.webs[0].proc.alive()
             assert all(w.alive() for w in st.workers)
+
+
+@pytest.mark.parametrize("process", ["web", "celery"])
+def test_start_up_fails_clearly_when_redis_is_unreachable(process: str) -> None:
+    """A wrong Redis URL stops the deploy at start-up with a message naming the URL."""
+    dead = f"redis://127.0.0.1:{free_port()}/0"
+    env = engine_env("celery", dead, "dead:")
+    argv = (
+        uvicorn_argv("scale_app:app", free_port())
+        if process == "web"
+        else worker_argv("celery", env, "dead")
+    )
+    proc = ManagedProcess(f"dead-{process}", argv, env)
+    try:
+        assert proc.proc.wait(30) != 0
+        log = proc.log()
+        assert f"RedisUnavailableError: Redis at {dead} is unreachable" in log
+        assert "check HEDRON_REDIS_URL" in log
+    finally:
+        proc.close()
