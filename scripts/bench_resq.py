@@ -95,85 +95,90 @@ def server() -> Iterator[str]:
 
 
 # -- 1. per-attempt overhead -------------------------------------------------------------------
-def _median_ratio(
-    resq_fn: Callable[[], float], raw_fn: Callable[[], float], rounds: int
-) -> tuple[float, float, float]:
+Timing = tuple[float, float]  # (wall seconds, client CPU seconds) per attempt
+
+
+def _timed(fn: Callable[[], object], attempts: int) -> Timing:
+    t, cpu = time.perf_counter(), time.process_time()
+    fn()
+    return (time.perf_counter() - t) / attempts, (time.process_time() - cpu) / attempts
+
+
+def _medians(resq_t: list[Timing], raw_t: list[Timing]) -> tuple[float, ...]:
+    rw, rc = (statistics.median(x) for x in zip(*resq_t, strict=True))
+    bw, bc = (statistics.median(x) for x in zip(*raw_t, strict=True))
+    return rw, bw, rw / bw, rc, bc, rc / bc
+
+
+def _pair(
+    resq_fn: Callable[[], Timing], raw_fn: Callable[[], Timing], rounds: int
+) -> tuple[float, ...]:
     resq_t, raw_t = [], []
-    for _ in range(rounds):  # interleaved, so drift hits both
-        raw_t.append(raw_fn())
-        resq_t.append(resq_fn())
-    a, b = statistics.median(resq_t), statistics.median(raw_t)
-    return a, b, a / b
+    for i in range(rounds):  # interleaved, alternating who goes first, so drift hits both
+        if i % 2:
+            resq_t.append(resq_fn())
+            raw_t.append(raw_fn())
+        else:
+            raw_t.append(raw_fn())
+            resq_t.append(resq_fn())
+    return _medians(resq_t, raw_t)
 
 
-def bench_overhead(base: str, attempts: int, rounds: int) -> list[tuple[str, float, float, float]]:
+def bench_overhead(base: str, attempts: int, rounds: int) -> list[tuple[str, tuple[float, ...]]]:
+    """Same requests and status checks; a hand loop checks ``ok`` like resq checks the status."""
     url = base + "/fail"
     rows = []
-
-    # requests.Session vs resq.Session
-    raw_session = requests.Session()
-    resq_session = Session(base, adapter="requests")
-
-    def raw_sess() -> float:
-        t = time.perf_counter()
-        for _ in range(attempts):
-            r = raw_session.get(url)
-            if r.ok:
-                break
-        return (time.perf_counter() - t) / attempts
-
-    def resq_sess() -> float:
-        t = time.perf_counter()
-        r = resq_session.get("/fail")
-        poll(r, 3600, 0, max_attempts=attempts)
-        return (time.perf_counter() - t) / attempts
-
-    rows.append(
-        ("Session (persistent) vs requests.Session", *_median_ratio(resq_sess, raw_sess, rounds))
-    )
-    raw_session.close()
-    resq_session.close()
-
-    # requests.get (new connection each time) vs resq.Requests
-    resq_req = Requests(base, adapter="requests")
     few = max(10, attempts // 4)
 
-    def raw_get() -> float:
-        t = time.perf_counter()
-        for _ in range(few):
-            r = requests.get(url)
-            if r.ok:
-                break
-        return (time.perf_counter() - t) / few
+    with requests.Session() as raw, Session(base, adapter="requests") as sess:
 
-    def resq_get() -> float:
-        t = time.perf_counter()
-        poll(resq_req.get("/fail"), 3600, 0, max_attempts=few)
-        return (time.perf_counter() - t) / few
+        def raw_loop() -> None:
+            for _ in range(attempts):
+                if raw.get(url).ok:
+                    break
 
-    rows.append(
-        ("Requests (fresh connection) vs requests.get", *_median_ratio(resq_get, raw_get, rounds))
-    )
-    resq_req.close()
+        def resq_loop() -> None:
+            poll(sess.get("/fail"), 3600, 0, max_attempts=attempts)
 
-    # httpx.AsyncClient vs resq httpx
-    async def async_pair() -> tuple[float, float, float]:
-        raw_t, resq_t = [], []
+        pair = _pair(
+            lambda: _timed(resq_loop, attempts), lambda: _timed(raw_loop, attempts), rounds
+        )
+        rows.append(("Session vs requests.Session", pair))
+
+    with Requests(base, adapter="requests") as fresh:
+
+        def raw_get() -> None:
+            for _ in range(few):
+                if requests.get(url).ok:
+                    break
+
+        def resq_get() -> None:
+            poll(fresh.get("/fail"), 3600, 0, max_attempts=few)
+
+        pair = _pair(lambda: _timed(resq_get, few), lambda: _timed(raw_get, few), rounds)
+        rows.append(("Requests vs requests.get (new connections)", pair))
+
+    async def async_pair() -> tuple[float, ...]:
+        resq_t: list[Timing] = []
+        raw_t: list[Timing] = []
         async with httpx.AsyncClient() as raw, Requests(base, adapter="httpx") as client:
-            for _ in range(rounds):
-                t = time.perf_counter()
-                for _ in range(attempts):
-                    r = await raw.get(url)
-                    if r.is_success:
-                        break
-                raw_t.append((time.perf_counter() - t) / attempts)
-                t = time.perf_counter()
-                await poll(await client.get("/fail"), 3600, 0, max_attempts=attempts)
-                resq_t.append((time.perf_counter() - t) / attempts)
-        a, b = statistics.median(resq_t), statistics.median(raw_t)
-        return a, b, a / b
+            for i in range(rounds):
+                for who in ("resq", "raw") if i % 2 else ("raw", "resq"):
+                    t, cpu = time.perf_counter(), time.process_time()
+                    if who == "raw":
+                        for _ in range(attempts):
+                            if (await raw.get(url)).is_success:
+                                break
+                    else:
+                        await poll(await client.get("/fail"), 3600, 0, max_attempts=attempts)
+                    timing = (
+                        (time.perf_counter() - t) / attempts,
+                        (time.process_time() - cpu) / attempts,
+                    )
+                    (raw_t if who == "raw" else resq_t).append(timing)
+        return _medians(resq_t, raw_t)
 
-    rows.append(("httpx adapter vs httpx.AsyncClient", *anyio.run(async_pair)))
+    rows.append(("httpx adapter vs httpx.AsyncClient", anyio.run(async_pair)))
     return rows
 
 
@@ -285,9 +290,11 @@ def main() -> None:
             f"1. per-attempt overhead ({attempts} attempts x {rounds} rounds, median;"
             " goal <= 1.05x)"
         )
-        print(f"   {'pair':46} {'resq':>9} {'raw':>9} {'ratio':>7}")
-        for name, a, b, ratio in bench_overhead(base, attempts, rounds):
-            print(f"   {name:46} {a * 1e3:7.3f}ms {b * 1e3:7.3f}ms {ratio:6.3f}x")
+        print(f"   {'pair':43} {'resq wall':>10} {'raw wall':>9} {'ratio':>6}   "
+              f"{'resq cpu':>9} {'raw cpu':>8} {'ratio':>6}")  # fmt: skip
+        for name, (rw, bw, wr, rc, bc, cr) in bench_overhead(base, attempts, rounds):
+            print(f"   {name:43} {rw * 1e3:8.3f}ms {bw * 1e3:7.3f}ms {wr:5.3f}x   "
+                  f"{rc * 1e3:7.3f}ms {bc * 1e3:6.3f}ms {cr:5.3f}x")  # fmt: skip
         print("\n2. window overshoot in real time (goal: overshoot <= one request, 0 late starts)")
         print(f"   {'timeout':>7} {'delay':>6} {'req':>6} {'requests':>8} {'overshoot':>10} "
               f"{'last req':>9} {'latest start - deadline':>24} {'late':>5}")  # fmt: skip

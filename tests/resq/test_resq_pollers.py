@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import anyio
 import httpx
 import pytest
 
 from resq import Requests
-from resq.clock import VirtualClock
+from resq.clock import VirtualClock, use_clock
 from resq.http import AsyncPoller, Attempt, Poller, poll
 
 pytestmark = pytest.mark.anyio
@@ -147,3 +148,43 @@ async def test_async_poller_step_by_step(base_url, key, calls):
         assert (await poller.step()).status_code == 200
         assert poller.done
     assert len(calls(key)) == 2
+
+
+class GatingClock(VirtualClock):
+    """Like the docs' demo clock: every pause blocks until the test opens the gate."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.waiting: list[float] = []
+        self.arrived = anyio.Event()
+        self.gate = anyio.Event()
+
+    async def asleep(self, seconds: float) -> None:
+        self.waiting.append(seconds)
+        self.arrived.set()
+        await self.gate.wait()
+        self.gate = anyio.Event()
+        await super().asleep(seconds)
+
+
+async def test_a_gating_clock_holds_each_pause_until_released(base_url, key, calls):
+    clock = GatingClock()
+    result: list[int] = []
+    async with Requests(base_url, adapter="httpx") as c:
+
+        async def run() -> None:
+            with use_clock(clock):  # recipe code below is unchanged
+                r = await c.get(f"/job/{key}?n=2", timeout=10, delay=3)
+            result.append(r.status_code)
+
+        async with anyio.create_task_group() as tg:
+            tg.start_soon(run)
+            for expected_calls in (1, 2):
+                with anyio.fail_after(5):
+                    await clock.arrived.wait()
+                clock.arrived = anyio.Event()
+                assert len(calls(key)) == expected_calls  # nothing more is sent while waiting
+                clock.gate.set()
+    assert result == [200]
+    assert clock.waiting == [3, 3]
+    assert clock.sleeps == [3, 3]
