@@ -54,7 +54,8 @@ CREATE TABLE IF NOT EXISTS hedron_jobs (
 CREATE UNIQUE INDEX IF NOT EXISTS hedron_jobs_idem
     ON hedron_jobs (auth_subject, tenant_id, idempotency_key)
     WHERE idempotency_key IS NOT NULL;
-CREATE INDEX IF NOT EXISTS hedron_jobs_open ON hedron_jobs (state, created_at);
+CREATE INDEX IF NOT EXISTS hedron_jobs_pending ON hedron_jobs (created_at)
+    WHERE state IN ('queued', 'running');
 """
 
 _COLUMNS = (
@@ -62,8 +63,11 @@ _COLUMNS = (
     "progress_message, created_at, updated_at, started_at, finished_at, cancel_requested, "
     "idempotency_key, attempts"
 )
+# Written so that SQLite uses the partial index ``hedron_jobs_pending``; only ever joined
+# with AND (wrapped in parentheses the planner would not match the index's condition).
 _CLAIMABLE = (
-    "(state = 'queued' OR (state = 'running' AND (lease_until IS NULL OR lease_until <= ?)))"
+    "state IN ('queued', 'running') "
+    "AND (state = 'queued' OR lease_until IS NULL OR lease_until <= ?)"
 )
 _SYNC_MODES = ("OFF", "NORMAL", "FULL", "EXTRA")
 
