@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import asyncio
+import subprocess
+import sys
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -231,3 +233,50 @@ def test_run_job_renews_its_lease_while_the_task_runs(redis_backend: RedisJobBac
         JobState.SUCCEEDED
     )
     assert seen == [True]
+
+
+def test_built_in_runners_share_a_redis_backend(redis_url: str, prefix: str) -> None:
+    """Without Celery or RQ: two thread-pool runners (as in two processes, each with its own
+    connection pool) on one Redis run every job exactly once."""
+    from hedron_core.jobs import ThreadPoolRunner
+
+    backends = [RedisJobBackend(redis_url, prefix=prefix) for _ in range(2)]
+    try:
+        ids = [backends[0].submit("count", {"n": 2, "step_s": 0}, **ALICE).id for _ in range(20)]
+        runners = [
+            ThreadPoolRunner(b, TASKS, max_workers=2, poll_interval_s=0.01) for b in backends
+        ]
+        try:
+            for runner in runners:
+                runner.wake()
+            for runner in runners:
+                assert runner.wait_idle(timeout=30)
+        finally:
+            for runner in runners:
+                runner.stop()
+        finished = backends[1].load_many(ids)
+        assert all(s is not None and s.state is JobState.SUCCEEDED for s in finished)
+        assert all(s is not None and s.attempts == 1 for s in finished)
+    finally:
+        for b in backends:
+            b.close()
+
+
+def test_hedron_imports_without_redis_celery_or_rq() -> None:
+    """redis-py, Celery and RQ are optional extras: importing hedron never needs them."""
+    code = (
+        "import sys\n"
+        "for name in ('redis', 'celery', 'rq', 'kombu'):\n"
+        "    sys.modules[name] = None\n"
+        "import hedron_core.jobs, hedron_core.jobs.redis_backend, hedron.integrations\n"
+        "import hedron.integrations.celery, hedron.integrations.rq\n"
+        "try:\n"
+        "    hedron_core.jobs.redis_backend.RedisJobBackend('redis://127.0.0.1:1/0')\n"
+        "except RuntimeError as exc:\n"
+        "    print(exc)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert out.returncode == 0, out.stderr
+    assert "pip install 'hedron[redis]'" in out.stdout
