@@ -76,12 +76,9 @@ class Component:
     """
 
     _fields: ClassVar[tuple[str, ...]] = ()
-    _frozen: bool = False
 
     def _set(self, **values: Any) -> None:
-        for name, value in values.items():
-            object.__setattr__(self, name, value)
-        object.__setattr__(self, "_frozen", True)
+        self.__dict__.update(values)
 
     def __setattr__(self, name: str, value: object) -> None:
         raise AttributeError(f"{type(self).__name__} is immutable (cannot set {name!r})")

@@ -20,12 +20,11 @@ __all__ = [
     "join",
 ]
 
-_TEXT_TABLE = str.maketrans({"&": "&amp;", "<": "&lt;", ">": "&gt;"})
-_ATTR_TABLE = str.maketrans(
-    {"&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#x27;", "`": "&#x60;"}
-)
 # Control characters other than tab/newline/carriage return are invalid in HTML text.
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+# Fast path: most values contain nothing to escape; one regex scan tells.
+_TEXT_SPECIAL = re.compile(r"[&<>\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_ATTR_SPECIAL = re.compile(r"[&<>\"'`\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _ATTR_NAME = re.compile(r"^[a-z][a-z0-9]*(?:[-:][a-z0-9]+)*$")
 _TAG_NAME = re.compile(r"^[a-z][a-z0-9]*$")
 _VOID = frozenset({"br", "hr", "img", "input", "link", "meta", "source", "col", "wbr"})
@@ -79,7 +78,11 @@ def escape_text(value: str) -> str:
         >>> escape_text("<b>&")
         '&lt;b&gt;&amp;'
     """
-    return _CONTROL.sub("", value).translate(_TEXT_TABLE)
+    if not _TEXT_SPECIAL.search(value):
+        return value
+    if _CONTROL.search(value):
+        value = _CONTROL.sub("", value)
+    return value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
 
 
 def escape_attr(value: str) -> str:
@@ -89,9 +92,21 @@ def escape_attr(value: str) -> str:
         >>> escape_attr('a"b')
         'a&quot;b'
     """
-    return _CONTROL.sub("", value).translate(_ATTR_TABLE)
+    if not _ATTR_SPECIAL.search(value):
+        return value
+    if _CONTROL.search(value):
+        value = _CONTROL.sub("", value)
+    return (
+        value.replace("&", "&amp;")
+        .replace("<", "&lt;")
+        .replace(">", "&gt;")
+        .replace('"', "&quot;")
+        .replace("'", "&#x27;")
+        .replace("`", "&#x60;")
+    )
 
 
+_URL_BAD_CHARS = re.compile(r"[\x00-\x20\x7f\s]")
 _SCHEME = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*):")
 _DANGEROUS_SCHEMES = frozenset({"javascript", "data", "vbscript", "file"})
 
@@ -115,7 +130,7 @@ def check_url(value: str, *, where: str) -> str:
         raise TypeError(f"{where} must be a str URL, got {type(value).__name__}")
     if not value:
         raise ValueError(f"{where} must not be empty")
-    if _CONTROL.search(value) or any(ch.isspace() for ch in value):
+    if _URL_BAD_CHARS.search(value):
         raise ValueError(f"{where} must not contain whitespace or control characters: {value!r}")
     if isinstance(value, TrustedURL):
         match = _SCHEME.match(value)
@@ -130,18 +145,23 @@ def check_url(value: str, *, where: str) -> str:
     return value
 
 
-def _attr(name: str, value: str | bool, tag: str) -> str:
+_checked_names: set[str] = set()
+
+
+def _check_attr_name(name: str, tag: str) -> None:
+    if name in _checked_names:
+        return
     if not _ATTR_NAME.match(name):
         raise ValueError(f"<{tag}>: invalid attribute name {name!r}")
     if name.startswith("on"):
         raise ValueError(f"<{tag}>: event-handler attribute {name!r} is not allowed")
     if name == "style" or name.startswith("hx-on"):
         raise ValueError(f"<{tag}>: attribute {name!r} is not allowed")
-    if value is True:
-        return f" {name}"
-    if name in URL_ATTRIBUTES:
-        check_url(value, where=f"<{tag}> {name}")  # type: ignore[arg-type]
-    return f' {name}="{escape_attr(value)}"'  # type: ignore[arg-type]
+    if len(_checked_names) < 512:  # a small, fixed vocabulary in practice
+        _checked_names.add(name)
+
+
+_checked_tags: set[str] = set()
 
 
 def element(
@@ -158,14 +178,26 @@ def element(
         >>> element("p", {"class": "x"}, ["a < b"])
         '<p class="x">a &lt; b</p>'
     """
-    if not _TAG_NAME.match(tag) or tag in _FORBIDDEN_TAGS:
-        raise ValueError(f"element tag {tag!r} is not allowed")
-    parts = [f"<{tag}"]
+    if tag not in _checked_tags:
+        if not _TAG_NAME.match(tag) or tag in _FORBIDDEN_TAGS:
+            raise ValueError(f"element tag {tag!r} is not allowed")
+        if len(_checked_tags) < 256:
+            _checked_tags.add(tag)
+    parts = ["<", tag]
     if attrs:
         for name, value in attrs.items():
             if value is None or value is False:
                 continue
-            parts.append(_attr(name, value, tag))
+            if name not in _checked_names:
+                _check_attr_name(name, tag)
+            if value is True:
+                parts.append(" " + name)
+                continue
+            if not isinstance(value, str):
+                raise TypeError(f"<{tag}> {name}: attribute values must be str or bool")
+            if name in URL_ATTRIBUTES:
+                check_url(value, where=f"<{tag}> {name}")
+            parts.append(f' {name}="{escape_attr(value)}"')
     parts.append(">")
     if tag in _VOID:
         return Html("".join(parts))

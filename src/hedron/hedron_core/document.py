@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-import json
+from functools import lru_cache
+from json.encoder import encode_basestring
 
 from hedron_core._base import Component, RenderContext, current_csrf_token
 from hedron_core._html import Html, element, escape_attr, escape_text
@@ -43,19 +44,25 @@ def render_document(
     token = csrf_token if csrf_token is not None else current_csrf_token.get()
     body = page.render(RenderContext(csrf_token=token))
     doc_title = page.title or title
-    body_attrs: dict[str, str | None] = {"class": "h-body"}
+    body_open = '<body class="h-body">'
     if token:
-        body_attrs["hx-headers"] = json.dumps({CSRF_HEADER: token}, separators=(",", ":"))
-    head = (
+        header = "{" + encode_basestring(CSRF_HEADER) + ":" + encode_basestring(token) + "}"
+        body_open = f'<body class="h-body" hx-headers="{escape_attr(header)}">'
+    return Html(
+        f"{_head_start(lang, static_prefix)}<title>{escape_text(doc_title)}</title>"
+        f"</head>{body_open}{body}</body></html>"
+    )
+
+
+@lru_cache(maxsize=32)
+def _head_start(lang: str, static_prefix: str) -> str:
+    """The constant part of the document up to ``<title>`` (computed once per prefix)."""
+    return (
+        f'<!DOCTYPE html><html lang="{escape_attr(lang)}"><head>'
         '<meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f'<meta name="htmx-config" content="{escape_attr(htmx_config_json())}">'
-        f"<title>{escape_text(doc_title)}</title>"
         + element("link", {"rel": "icon", "href": f"{static_prefix}/favicon.svg"})
         + element("link", {"rel": "stylesheet", "href": f"{static_prefix}/hedron.css"})
         + f'<script src="{escape_attr(static_prefix)}/vendor/htmx.min.js" defer></script>'
-    )
-    return Html(
-        f'<!DOCTYPE html><html lang="{escape_attr(lang)}"><head>{head}</head>'
-        f"{element('body', body_attrs, [body])}</html>"
     )
