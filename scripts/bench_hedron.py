@@ -6,9 +6,11 @@ Prints:
 * requests/s of a hedron page (``@app.page``, full document, rendered per request) and of a
   status fragment route (``fragment(Status(...))``) against a bare FastAPI route returning the
   same HTML as a constant string (and, in-process, against a bare route that renders the same
-  HTML with ``hedron_core`` per request, which isolates hedron's app layer), measured (a) in-process through the ASGI interface, which
-  isolates framework cost, and (b) over real HTTP: each app in its own uvicorn process on
-  127.0.0.1, one keep-alive client connection. Goal: hedron >= 0.8x the bare route.
+  HTML with ``hedron_core`` per request, which isolates hedron's app layer), measured (a)
+  in-process through the ASGI interface in CPU time, which isolates framework cost from the
+  machine's load, and (b) over real HTTP: each app in its own uvicorn process on 127.0.0.1,
+  one keep-alive client connection (wall clock and server CPU time).
+  Goal: hedron >= 0.8x the bare route.
 * render time of a 1,000-row ``Table`` (text cells, then with a component in every row).
 
 Run: ``.venv/bin/python scripts/bench_hedron.py`` (about half a minute).
