@@ -11,7 +11,7 @@ from resq import Requests, Session
 
 TIMEOUT = 0.6
 DELAY = 0.25
-SLEEP_PRECISION = 0.1  # how late an OS sleep may wake up on a loaded machine
+SLEEP_PRECISION = 0.25  # how late an OS sleep may wake up on a heavily loaded machine
 
 
 class Timed(requests.adapters.HTTPAdapter):
@@ -38,7 +38,7 @@ def test_real_time_window(base_url, key, calls):
     assert TIMEOUT <= total <= TIMEOUT + longest + SLEEP_PRECISION
     assert all(start - t0 <= TIMEOUT + SLEEP_PRECISION for start, _ in adapter.spans)
     assert len(calls(key)) == len(adapter.spans)
-    assert 2 <= len(adapter.spans) <= 4  # 0, ~0.25, ~0.5, and 0.6 only if requests were instant
+    assert 1 <= len(adapter.spans) <= 4  # at most 0, 0.25, 0.5 and 0.6 (the deadline)
 
 
 @pytest.mark.anyio

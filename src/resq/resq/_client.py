@@ -227,7 +227,7 @@ class Requests(Generic[R]):
         Example:
             >>> r = client.request("GET", "/job/42", timeout=30, delay=2)  # doctest: +SKIP
         """
-        where = f"{method}()" if isinstance(method, str) else "request()"
+        where = f"{method.lower()}()" if isinstance(method, str) and method else "request()"
         _validate.text(where, "method", method)
         if not method:
             raise ValueError("request(): method must not be empty")
@@ -259,7 +259,9 @@ class Requests(Generic[R]):
         response = AsyncResponse(engine, snap, await engine.send(snap))
         if options.timeout is None:
             return response
-        poller: AsyncPoller = AsyncPoller._create(snap.method, response, options, clock, start)
+        poller: AsyncPoller = AsyncPoller._create(
+            f"{snap.method.lower()}()", response, options, clock, start
+        )
         return await poller.run()
 
     def get(
