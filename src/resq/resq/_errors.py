@@ -9,6 +9,12 @@ class ClientClosedError(RuntimeError):
     """A request or ``reload()`` was attempted through a client that is already closed.
 
     resq never opens a new connection behind your back: create a new client instead.
+
+    Example:
+        >>> client.close()                  # doctest: +SKIP
+        >>> r.reload()                      # doctest: +SKIP
+        Traceback (most recent call last):
+        resq.http.ClientClosedError: reload(): the client is closed; ...
     """
 
 
@@ -18,6 +24,13 @@ class PollTimeout(TimeoutError):
     Attributes:
         response: the wrapper holding the LAST response (the same object that was polled).
         attempts: how many attempts were evaluated (the first response counts as one).
+
+    Example:
+        >>> try:                                                              # doctest: +SKIP
+        ...     client.get("/job/42", timeout=30, delay=2, raise_on_timeout=True)
+        ... except PollTimeout as exc:
+        ...     print(exc.attempts, exc.response.status_code)
+        16 503
     """
 
     def __init__(self, message: str, *, response: Any, attempts: int) -> None:
