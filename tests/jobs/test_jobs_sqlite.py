@@ -144,3 +144,83 @@ def test_several_processes_share_one_file_and_run_each_job_once(db: Path) -> Non
     assert all(j.attempts == 1 for j in jobs)  # type: ignore[union-attr]
     pids = {j.result["pid"] for j in jobs}  # type: ignore[union-attr,index]
     assert len(pids) >= 2, "work was spread over several processes"
+
+
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+JOBS = 16
+
+
+@pytest.mark.slow
+def test_several_uvicorn_workers_share_the_sqlite_backend(db: Path) -> None:
+    import httpx
+
+    with SQLiteJobBackend(db):
+        pass
+    port = _free_port()
+    env = {**os.environ, "JOBS_TEST_DB": str(db)}
+    server = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "uvicorn",
+            "_multiworker_app:app",
+            "--app-dir",
+            str(HERE),
+            "--host",
+            "127.0.0.1",
+            "--port",
+            str(port),
+            "--workers",
+            "2",
+            "--log-level",
+            "warning",
+        ],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        base = f"http://127.0.0.1:{port}"
+
+        def up() -> bool:
+            try:
+                return httpx.get(base + "/jobs/x/result", timeout=1).status_code == 404
+            except httpx.HTTPError:
+                return False
+
+        _wait_for(up, timeout=30, what="uvicorn --workers 2 to answer")
+        ids: dict[int, str] = {}
+        web_pids: set[int] = set()
+        # "Connection: close": a new connection per request, so both processes take some.
+        with httpx.Client(base_url=base, timeout=10, headers={"Connection": "close"}) as client:
+            for i in range(JOBS):
+                answer = client.post("/jobs", json={"i": i}).json()
+                ids[i] = answer["id"]
+                web_pids.add(answer["pid"])
+                # The same idempotency key answers the same job from any process.
+                assert client.post("/jobs", json={"i": i}).json()["id"] == ids[i]
+
+        def finished() -> list[dict[str, Any]] | None:
+            with httpx.Client(base_url=base, timeout=10) as client:
+                answers = [client.get(f"/jobs/{ids[i]}/result") for i in range(JOBS)]
+            if any(a.status_code != 200 for a in answers):
+                return None
+            return [a.json() for a in answers]
+
+        results = _wait_for(finished, timeout=30, what="every job to finish")
+    finally:
+        server.terminate()
+        _, err = server.communicate(timeout=20)
+    assert all(r["state"] == "succeeded" for r in results)
+    assert [r["result"]["i"] for r in results] == list(range(JOBS))
+    with SQLiteJobBackend(db) as backend:
+        assert all(backend.load(ids[i]).attempts == 1 for i in range(JOBS))  # type: ignore[union-attr]
+        assert len(backend) == JOBS
+    assert len(web_pids) == 2, f"requests reached only {web_pids}: {err}"
