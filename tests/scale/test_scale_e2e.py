@@ -12,6 +12,7 @@ import pytest
 from _procs import wait_until
 from _stack import ENGINES, Stack, engine_env, stack
 
+from hedron.integrations.rq import rq_job_id
 from resq import Requests
 from tests._support.redis_server import RedisServer
 
@@ -143,3 +144,14 @@ def test_cancel_running_and_queued_jobs(deployment: Stack) -> None:
     never = wait_terminal(deployment, queued_id)
     assert never["state"] == "cancelled"
     assert never["started_at"] is None
+    # RQ withdraws the queued message itself. (Celery's revoke is a broadcast that a busy
+    # solo worker may see after the message; the claim check above is the guarantee.)
+    if deployment.engine == "rq":
+        import redis
+        from rq.job import Job
+
+        conn = redis.Redis.from_url(deployment.env["HEDRON_REDIS_URL"])
+        try:
+            assert Job.fetch(rq_job_id(queued_id, 0), connection=conn).get_status() == "canceled"
+        finally:
+            conn.close()

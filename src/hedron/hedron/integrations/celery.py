@@ -35,12 +35,22 @@ from ._config import ScaleConfig
 from ._queued import QueuedJobBackend
 from ._worker import DEFAULT_LEASE_S, DEFAULT_MAX_ATTEMPTS, check_tasks, run_job, worker_name
 
-__all__ = ["RUN_JOB_TASK", "CeleryJobs"]
+__all__ = ["MAINTENANCE_TASK", "RUN_JOB_TASK", "CeleryJobs", "celery_task_id"]
 
 RUN_JOB_TASK = "hedron.run_job"
 """The name of the one Celery task that runs every hedron job (its argument is the job id)."""
 MAINTENANCE_TASK = "hedron.maintenance"
 """Celery task that recovers lost jobs and deletes expired ones (scheduled for celery beat)."""
+
+
+def celery_task_id(job_id: str, attempt: int) -> str:
+    """The Celery task id of a hedron job's delivery ``attempt`` (0 = first send).
+
+    Example:
+        >>> celery_task_id("abc", 0), celery_task_id("abc", 2)
+        ('abc', 'abc-2')
+    """
+    return job_id if attempt == 0 else f"{job_id}-{attempt}"
 
 
 class _CeleryDispatcher:
@@ -53,13 +63,14 @@ class _CeleryDispatcher:
         owner = self._owner
         owner.run_task.apply_async(
             args=[status.id],
+            task_id=celery_task_id(status.id, status.attempts),
             queue=owner.config.queue_for(status.type),
             retry=False,
         )
 
     def revoke(self, job_id: str) -> None:
         # Workers drop revoked messages; the claim check would skip a cancelled job anyway.
-        self._owner.celery.control.revoke(job_id)
+        self._owner.celery.control.revoke(celery_task_id(job_id, 0))
 
 
 class CeleryJobs:
