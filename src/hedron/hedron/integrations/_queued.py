@@ -58,6 +58,15 @@ class QueuedJobBackend:
         backend: The shared Redis backend.
         dispatcher: The queue engine adapter (built by the Celery/RQ integration).
         max_attempts: How many workers may start a job before a lost one is marked FAILED.
+
+    Example:
+        ```python
+        jobs = CeleryJobs(ScaleConfig.from_env(), {"report": report})
+        app = Hedron(job_backend=jobs.backend)  # jobs.backend is a QueuedJobBackend
+        job_id = enqueue_durable("report", {}, auth_subject="u", tenant_id="t",
+                                 backend=jobs.backend)
+        jobs.backend.recover_lost()  # on a schedule: retry or fail jobs of dead workers
+        ```
     """
 
     def __init__(

@@ -93,6 +93,13 @@ class CeleryJobs:
         celery: The Celery app (point ``celery -A`` at it).
         backend: The :class:`QueuedJobBackend` for ``Hedron(job_backend=...)``.
         redis: The plain :class:`RedisJobBackend` (status only, no dispatch).
+
+    Example:
+        ```python
+        jobs = CeleryJobs(ScaleConfig.from_env(), {"report": report})
+        celery = jobs.celery                       # celery -A myapp.jobs:celery worker
+        app = Hedron(job_backend=jobs.backend)     # enqueue_durable sends to Celery
+        ```
     """
 
     def __init__(

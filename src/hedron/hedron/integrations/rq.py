@@ -31,11 +31,17 @@ from ._config import ScaleConfig
 from ._queued import QueuedJobBackend
 from ._worker import DEFAULT_LEASE_S, DEFAULT_MAX_ATTEMPTS, check_tasks, run_job, worker_name
 
-__all__ = ["RQJobs", "perform", "rq_job_id"]
+__all__ = ["RQJobs", "perform", "rq_job_id", "task_ref"]
 
 
 def task_ref(fn: Task) -> str:
-    """``module:qualname`` of a task function, checked to be importable by a worker."""
+    """``module:qualname`` of a task function, checked to be importable by a worker.
+
+    Example:
+        >>> from hedron.integrations._worker import run_job
+        >>> task_ref(run_job)
+        'hedron.integrations._worker:run_job'
+    """
     module = getattr(fn, "__module__", None)
     qualname = getattr(fn, "__qualname__", None)
     if not module or not qualname or module == "__main__" or "<" in qualname:
@@ -55,7 +61,12 @@ def _import_ref(ref: str) -> Task:
 
 
 def rq_job_id(job_id: str, attempt: int) -> str:
-    """The RQ job id used for a hedron job's delivery number ``attempt`` (0 = first send)."""
+    """The RQ job id used for a hedron job's delivery number ``attempt`` (0 = first send).
+
+    Example:
+        >>> rq_job_id("abc", 0)
+        'hedron-abc-0'
+    """
     return f"hedron-{job_id}-{attempt}"
 
 
@@ -63,6 +74,12 @@ def perform(job_id: str, ref: str, settings: dict[str, Any]) -> str | None:
     """The function every RQ message runs: load the task function and run the job.
 
     Status goes to ``HEDRON_REDIS_URL`` when set, else to the Redis the worker dequeued from.
+    You never call it yourself: :class:`RQJobs` enqueues it, an RQ worker runs it.
+
+    Example:
+        ```python
+        queue.enqueue_call(perform, args=(job_id, "myapp.tasks:report", jobs.settings("report")))
+        ```
     """
     import rq
 
@@ -136,6 +153,13 @@ class RQJobs:
     Attributes:
         backend: The :class:`QueuedJobBackend` for ``Hedron(job_backend=...)``.
         redis: The plain :class:`RedisJobBackend`.
+
+    Example:
+        ```python
+        jobs = RQJobs(ScaleConfig.from_env(), {"report": report})   # report: module-level
+        app = Hedron(job_backend=jobs.backend)     # enqueue_durable sends to RQ
+        # worker: rq worker -u "$HEDRON_REDIS_URL" -c myapp.jobs hedron-jobs
+        ```
     """
 
     def __init__(
