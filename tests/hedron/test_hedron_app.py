@@ -263,10 +263,14 @@ async def test_explorer_off_mounts_nothing(client: httpx.AsyncClient) -> None:
     assert not any("explorer" in p for p in paths)
 
 
-def test_job_backend_is_stored() -> None:
-    backend = object()
+def test_job_backend_is_stored_and_checked() -> None:
+    from hedron_core.jobs import InMemoryJobBackend
+
+    backend = InMemoryJobBackend()
     assert make_app(job_backend=backend).job_backend is backend
     assert make_app().job_backend is None
+    with pytest.raises(TypeError, match=r"must implement hedron_core\.jobs\.JobBackend"):
+        make_app(job_backend=object())
 
 
 @pytest.mark.parametrize(
@@ -312,3 +316,23 @@ def test_fragment_rejects_bad_input() -> None:
         fragment(Text("x"), status_code=700)
     with pytest.raises(TypeError, match="status_code"):
         fragment(Text("x"), status_code="286")  # type: ignore[arg-type]
+
+
+async def test_job_backend_is_current_inside_requests() -> None:
+    from hedron.jobs import current_job_backend
+    from hedron_core.jobs import InMemoryJobBackend
+
+    backend = InMemoryJobBackend()
+    app = Hedron(title="Jobs", session_secret=SECRET, job_backend=backend)
+    seen: list[object] = []
+
+    @app.page("/")
+    async def home() -> Page:
+        seen.append(current_job_backend())
+        return Page(Text("x"))
+
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://test") as c:
+        assert (await c.get("/")).status_code == 200
+    assert seen == [backend]
+    assert app.job_backend is backend

@@ -54,7 +54,8 @@ class Hedron(FastAPI):
             placeholder values warn, and are refused when ``HEDRON_ENV=production`` or
             ``security="strict"``.
         job_backend: Optional job backend (see ``hedron_core.jobs``); stored as
-            ``app.job_backend``.
+            ``app.job_backend`` and made current in every request
+            (``hedron.jobs.bind_job_backend``).
         static_prefix: Root-relative URL of hedron's static files.
         **fastapi_kwargs: Passed to ``FastAPI`` (the OpenAPI/Swagger pages are off unless
             ``docs_url``/``openapi_url`` are given, as they load off-origin assets).
@@ -108,6 +109,11 @@ class Hedron(FastAPI):
             https_only=profile == "strict",
         )
         self.add_middleware(HedronMiddleware, profile=profile)
+        if job_backend is not None:
+            # Makes the backend current in every request (enqueue_durable() without backend=).
+            from hedron.jobs import bind_job_backend
+
+            bind_job_backend(self, job_backend)
         self.add_route(
             f"{static_prefix}/{{name:path}}",
             static_endpoint,

@@ -9,7 +9,7 @@ Example:
 """
 
 from hedron_core._base import Component, RenderContext, render
-from hedron_core._html import Html, TrustedURL, escape_attr, escape_text
+from hedron_core._html import Html, TrustedURL, element, escape_attr, escape_text
 from hedron_core.components import (
     Alert,
     Badge,
@@ -76,6 +76,7 @@ __all__ = [
     "Text",
     "Textarea",
     "TrustedURL",
+    "element",
     "escape_attr",
     "escape_text",
     "registry",

@@ -2,7 +2,7 @@
 
 Example:
     >>> [info.name for info in registry()][:3]
-    ['Page', 'Text', 'Heading']
+    ['Page', 'Stack', 'Row']
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ from hedron_core.components._table import Table
 from hedron_core.components._text import Badge, Code, Heading, Text
 
 __all__ = [
+    "CATEGORIES",
     "COMPONENTS",
     "Alert",
     "Badge",
@@ -53,6 +54,11 @@ __all__ = [
 #: Every public component class, in the order the explorer and the docs show them.
 COMPONENTS: tuple[type[Component], ...] = (
     Page,
+    Stack,
+    Row,
+    Card,
+    Fragment,
+    Region,
     Text,
     Heading,
     Code,
@@ -61,11 +67,6 @@ COMPONENTS: tuple[type[Component], ...] = (
     Alert,
     Loading,
     ProgressBar,
-    Stack,
-    Row,
-    Card,
-    Fragment,
-    Region,
     Button,
     Link,
     Form,
@@ -81,6 +82,18 @@ COMPONENTS: tuple[type[Component], ...] = (
 )
 
 
+#: The docs/explorer group of each component.
+CATEGORIES: dict[str, str] = {
+    **dict.fromkeys(("Page", "Stack", "Row", "Card", "Fragment", "Region"), "Layout"),
+    **dict.fromkeys(("Text", "Heading", "Code", "Badge"), "Text"),
+    **dict.fromkeys(("Status", "Alert", "Loading", "ProgressBar"), "Feedback"),
+    **dict.fromkeys(("Button", "Link"), "Actions"),
+    **dict.fromkeys(("Form", "Field", "Input", "Select", "Textarea"), "Forms"),
+    "Table": "Data",
+    **dict.fromkeys(("ComponentRef", "Poll", "Lazy", "RefreshButton"), "Live"),
+}
+
+
 def registry() -> tuple[ComponentInfo, ...]:
     """Describe every component (name, docstring, props, example instance).
 
@@ -91,4 +104,4 @@ def registry() -> tuple[ComponentInfo, ...]:
         >>> [p.name for p in info.props]
         ['ref', 'interval_ms', 'content']
     """
-    return tuple(describe(cls) for cls in COMPONENTS)
+    return tuple(describe(cls, category=CATEGORIES[cls.__name__]) for cls in COMPONENTS)

@@ -41,6 +41,7 @@ class ComponentInfo:
         doc: The whole docstring (Google style, with ``Args:`` and ``Example:``).
         props: The props, in signature order.
         example: A representative instance (``cls.example()``).
+        category: Group shown in the docs and the explorer (``"Layout"``, ``"Live"``, …).
     """
 
     name: str
@@ -49,6 +50,7 @@ class ComponentInfo:
     doc: str
     props: tuple[PropInfo, ...]
     example: Component
+    category: str = ""
 
 
 _ARG = re.compile(r"^\s{4}(\*{0,2}\w+)(?: \([^)]*\))?:\s*(.*)$")
@@ -80,7 +82,7 @@ def _arg_docs(doc: str) -> dict[str, str]:
     return out
 
 
-def describe(cls: type[Component]) -> ComponentInfo:
+def describe(cls: type[Component], *, category: str = "") -> ComponentInfo:
     """Build the :class:`ComponentInfo` of a component class.
 
     Example:
@@ -111,4 +113,5 @@ def describe(cls: type[Component]) -> ComponentInfo:
         doc=doc,
         props=tuple(props),
         example=cls.example(),
+        category=category,
     )
