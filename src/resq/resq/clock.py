@@ -74,8 +74,9 @@ class SystemClock:
         return time.monotonic()
 
     def sleep(self, seconds: float) -> None:
-        """Block the thread for ``seconds``."""
-        time.sleep(seconds)
+        """Block the thread for ``seconds`` (a zero pause returns at once)."""
+        if seconds > 0:
+            time.sleep(seconds)
 
     async def asleep(self, seconds: float) -> None:
         """Suspend the task for ``seconds`` through anyio (works on asyncio and trio)."""
