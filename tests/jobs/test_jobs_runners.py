@@ -286,3 +286,28 @@ def test_in_memory_backend_is_refused_in_production(monkeypatch: pytest.MonkeyPa
         InMemoryJobBackend()
     monkeypatch.setenv("HEDRON_ENV", "development")
     assert len(InMemoryJobBackend()) == 0
+
+
+def test_jobs_import_without_sqlite3_and_without_starting_threads() -> None:
+    """Pyodide ships sqlite3 separately and has no threads: importing must need neither."""
+    import subprocess
+    import sys
+
+    code = (
+        "import builtins, threading\n"
+        "real = builtins.__import__\n"
+        "def guard(name, *a, **k):\n"
+        "    if name == 'sqlite3': raise ImportError('no sqlite3')\n"
+        "    return real(name, *a, **k)\n"
+        "builtins.__import__ = guard\n"
+        "before = threading.active_count()\n"
+        "import hedron_core.jobs, hedron.jobs\n"
+        "from hedron_core.jobs import InMemoryJobBackend, SteppingRunner\n"
+        "SteppingRunner(InMemoryJobBackend(), {'t': lambda ctx: 1})\n"
+        "assert threading.active_count() == before, threading.enumerate()\n"
+        "print('ok')\n"
+    )
+    run = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, timeout=60, check=False
+    )
+    assert run.stdout.strip() == "ok", run.stderr

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 import os
-import sqlite3
 import threading
 import time
 from collections.abc import Callable, Collection
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:  # imported lazily: Pyodide ships sqlite3 as a separate package
+    import sqlite3
 
 from ._machine import (
     _ALLOWED,
@@ -146,6 +148,8 @@ class SQLiteJobBackend:
             return conn
         if self._closed:
             raise RuntimeError("SQLiteJobBackend is closed")
+        import sqlite3
+
         conn = sqlite3.connect(
             self.path,
             timeout=self._busy_timeout_s,
