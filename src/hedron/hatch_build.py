@@ -18,10 +18,17 @@ HTMX_SPEC = "htmx.org@2.0.11"
 HTMX_FILE = "htmx.min.js"
 
 
+def _is_pinned_version(path: Path) -> bool:
+    """``True`` when ``path`` holds the htmx build named by :data:`HTMX_SPEC`."""
+    version = HTMX_SPEC.rsplit("@", 1)[1]
+    return f'version:"{version}"'.encode() in path.read_bytes()
+
+
 def ensure_htmx() -> Path:
-    """Make sure ``hedron/static/vendor/htmx.min.js`` exists, fetching it if needed."""
+    """Make sure ``hedron/static/vendor/htmx.min.js`` holds the pinned htmx, fetching it if
+    it is missing or another version."""
     target = VENDOR / HTMX_FILE
-    if target.exists():
+    if target.exists() and _is_pinned_version(target):
         return target
     fetcher = HERE.parent.parent / "scripts" / "npm_fetch.py"
     if not fetcher.exists():
@@ -32,6 +39,8 @@ def ensure_htmx() -> Path:
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     module.extract(HTMX_SPEC, [f"dist/{HTMX_FILE}"], VENDOR)
+    if not _is_pinned_version(target):
+        raise RuntimeError(f"{target} does not hold {HTMX_SPEC}")
     return target
 
 
