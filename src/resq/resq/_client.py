@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Coroutine
 from types import TracebackType
-from typing import Any, Generic, Literal, TypeVar, overload
+from typing import Any, Generic, Literal, Self, TypeVar, overload
 
 import httpx
 import requests.adapters
@@ -150,7 +150,7 @@ class Requests(Generic[R]):
                             "closed with 'client.close()' or 'with'")  # fmt: skip
         await self._engine.aclose()
 
-    def __enter__(self) -> Requests[R]:
+    def __enter__(self) -> Self:
         if self.is_async:
             raise TypeError(
                 f"{type(self).__name__}(adapter='httpx') is async: use 'async with', not 'with'"
@@ -163,7 +163,7 @@ class Requests(Generic[R]):
     ) -> None:  # fmt: skip
         self.close()
 
-    async def __aenter__(self) -> Requests[R]:
+    async def __aenter__(self) -> Self:
         if not self.is_async:
             raise TypeError(
                 f"{type(self).__name__}(adapter='requests') is sync: use 'with', not 'async with'"
