@@ -15,10 +15,13 @@ command on a free port and drive it to its terminal state over HTTP:
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
 import json
 import os
 import re
 import shlex
+import shutil
 import socket
 import subprocess
 import sys
@@ -38,6 +41,8 @@ ROOT = Path(__file__).resolve().parents[2]
 TREE = Path(os.environ.get("EXAMPLES_E2E_TREE", ROOT / "docs" / "examples"))
 MANIFEST = json.loads((TREE / "manifest.json").read_text())
 EXAMPLES = sorted(MANIFEST["examples"])
+WHEELHOUSE = ROOT / ".cache" / "examples" / "wheelhouse"
+LOCAL_DISTRIBUTIONS = ("resq", "hedron")
 START_TIMEOUT_S = 30.0
 CLIENT_TIMEOUT_S = 120.0
 #: What the final HTML answer must say, for examples whose endpoint does not speak JSON.
@@ -72,25 +77,63 @@ def downloaded(site_url: str, tmp_path_factory: Any) -> Path:
     return work
 
 
-@pytest.fixture(scope="module")
-def venv(downloaded: Path, site_url: str, tmp_path_factory: Any) -> Path:
-    """One fresh virtualenv with every example's requirements installed; its ``bin/``."""
-    folder = tmp_path_factory.mktemp("venv")
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(folder)], check=True)
-    python = folder / "bin" / "python"
-    pip = [sys.executable, "-m", "pip", "--python", str(python), "install", "-q", "--no-cache-dir"]
-    for name in EXAMPLES:
-        pip += ["-r", str(downloaded / name / "requirements.txt")]
+def _pip(*args: str) -> None:
     proc = subprocess.run(
-        pip,
+        [sys.executable, "-m", "pip", *args],
         capture_output=True,
         text=True,
         timeout=600,
         check=False,
     )
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def _wheelhouse(requirement_files: list[Path]) -> Path:
+    """Third-party wheels for these requirements, fetched once per requirement set.
+
+    Filled by ``pip download`` through the machine's pip configuration the first time; resq
+    and hedron are removed from it, so they can only come from the site.
+    """
+    third_party = sorted(
+        line
+        for path in requirement_files
+        for line in path.read_text().splitlines()
+        if line.strip() and not line.startswith("#") and " @ " not in line
+    )
+    key = hashlib.sha256("\n".join([sys.version, *third_party]).encode()).hexdigest()[:16]
+    folder = WHEELHOUSE / key
+    if (folder / ".complete").exists():
+        return folder
+    staging = WHEELHOUSE / f"{key}.{os.getpid()}.tmp"
+    shutil.rmtree(staging, ignore_errors=True)
+    reqs = [arg for path in requirement_files for arg in ("-r", str(path))]
+    _pip("download", "-q", "-d", str(staging), *reqs)
+    for dist in LOCAL_DISTRIBUTIONS:
+        for wheel in staging.glob(f"{dist}-*.whl"):
+            wheel.unlink()
+    (staging / ".complete").touch()
+    with contextlib.suppress(OSError):  # a concurrent run may have finished first
+        staging.rename(folder)
+    shutil.rmtree(staging, ignore_errors=True)
+    return folder
+
+
+@pytest.fixture(scope="module")
+def venv(downloaded: Path, site_url: str, tmp_path_factory: Any) -> Path:
+    """One fresh virtualenv with every example's requirements installed; its ``bin/``.
+
+    ``pip install -r requirements.txt`` of every example, as a reader runs it: resq and hedron
+    from the site (direct references in the files), the rest from a local wheelhouse.
+    """
+    folder = tmp_path_factory.mktemp("venv")
+    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(folder)], check=True)
+    files = [downloaded / name / "requirements.txt" for name in EXAMPLES]
+    wheelhouse = _wheelhouse(files)
+    reqs = [arg for path in files for arg in ("-r", str(path))]
+    _pip("--python", str(folder / "bin" / "python"), "install", "-q", "--no-index",
+         "--find-links", str(wheelhouse), *reqs)  # fmt: skip
     # resq and hedron were installed from this site's wheels, not from anywhere else.
-    wanted = "".join((downloaded / n / "requirements.txt").read_text() for n in EXAMPLES)
+    wanted = "".join(path.read_text() for path in files)
     for dist, wheel in MANIFEST["wheels"].items():
         if f"/wheels/{wheel}" not in wanted:
             continue
