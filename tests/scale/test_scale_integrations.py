@@ -280,3 +280,22 @@ def test_hedron_imports_without_redis_celery_or_rq() -> None:
     )
     assert out.returncode == 0, out.stderr
     assert "pip install 'hedron[redis]'" in out.stdout
+
+
+def test_the_same_task_functions_run_under_the_stepping_runner() -> None:
+    """The task functions the Celery/RQ workers run are the in-process ones, unchanged."""
+    from hedron_core.jobs import InMemoryJobBackend, SteppingRunner, VirtualClock
+
+    clock = VirtualClock()
+    backend = InMemoryJobBackend(clock=clock)
+    runner = SteppingRunner(backend, TASKS, clock=clock)
+    job = backend.submit("count", {"n": 2, "step_s": 1.0}, **ALICE)
+    for _ in range(10):
+        runner.step()
+        if backend.load(job.id).terminal:  # type: ignore[union-attr]
+            break
+    done = backend.load(job.id)
+    assert done is not None
+    assert done.state is JobState.SUCCEEDED
+    assert done.result["counted"] == 2
+    assert clock() == 2.0
