@@ -152,3 +152,12 @@ async def test_many_concurrent_polls_share_one_client(base_url, key):
             for k in keys:
                 tg.start_soon(one, k)
     assert results == dict.fromkeys(keys, 3)
+
+
+async def test_tls_error_propagates_at_once(base_url, key, calls):
+    clock = VirtualClock()
+    async with Requests(base_url.replace("http://", "https://"), adapter="httpx") as client:
+        with pytest.raises(httpx.ConnectError):  # the TLS handshake fails (asyncio and trio)
+            await client.get(f"/job/{key}", timeout=30, delay=1, clock=clock)
+    assert clock.sleeps == []
+    assert calls(key) == []  # no HTTP request ever reached the server

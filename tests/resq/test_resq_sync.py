@@ -244,3 +244,14 @@ def test_poll_checks_the_status_by_calling_raise_for_status(base_url, key, monke
     with Requests(base_url, adapter="requests") as client:
         client.get(f"/job/{key}?n=2", timeout=30, delay=1, clock=VirtualClock())
     assert checked == [503, 503, 200]
+
+
+def test_tls_error_propagates_at_once(base_url):
+    clock = VirtualClock()
+    tls_url = base_url.replace("http://", "https://")  # the server speaks plain HTTP
+    with (
+        Requests(tls_url, adapter="requests") as client,
+        pytest.raises(requests.exceptions.SSLError),
+    ):
+        client.get("/job/x", timeout=30, delay=1, clock=clock)
+    assert clock.sleeps == []
