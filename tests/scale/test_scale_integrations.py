@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import json
 import subprocess
 import sys
 import threading
@@ -299,3 +300,35 @@ def test_the_same_task_functions_run_under_the_stepping_runner() -> None:
     assert done.state is JobState.SUCCEEDED
     assert done.result["counted"] == 2
     assert clock() == 2.0
+
+
+@pytest.mark.parametrize("engine", ["celery", "rq"])
+def test_maintenance_resends_lost_jobs_to_the_real_broker(
+    engine: str, redis_server: RedisServer, prefix: str, redis_client: Any
+) -> None:
+    config = ScaleConfig(redis_url=redis_server.url, key_prefix=prefix, queue=prefix + "q")
+    jobs: Any
+    if engine == "celery":
+        from hedron.integrations.celery import CeleryJobs
+
+        jobs = CeleryJobs(config, TASKS)
+    else:
+        from hedron.integrations.rq import RQJobs
+
+        jobs = RQJobs(config, TASKS)
+    try:
+        lost = jobs.backend.submit("count", {}, **ALICE)
+        done = jobs.backend.submit("count", {}, **ALICE)
+        jobs.backend.claim(lost.id, worker="dead", lease_s=0)  # a worker that vanished
+        jobs.backend.mark(done.id, JobState.SUCCEEDED)
+        outcome = jobs.maintenance()
+        assert outcome == {"retried": 1, "failed": 0, "deleted": 0}
+        if engine == "celery":
+            messages = [json.loads(m) for m in redis_client.lrange(config.queue, 0, -1)]
+            task_ids = sorted(m["headers"]["id"] for m in messages)
+            assert task_ids == sorted([lost.id, done.id, f"{lost.id}-1"])
+        else:
+            ids = jobs.queue().job_ids
+            assert ids == [f"hedron-{lost.id}-0", f"hedron-{done.id}-0", f"hedron-{lost.id}-1"]
+    finally:
+        jobs.close()
