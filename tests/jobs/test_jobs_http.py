@@ -41,7 +41,6 @@ def _scope(request: Request) -> dict[str, str]:
 
 def build(backend: InMemoryJobBackend) -> Hedron:
     app = Hedron(title="jobs", session_secret=JOBS_SECRET, job_backend=backend)
-    bind_job_backend(app, backend)
 
     @app.post("/jobs")
     def submit(request: Request) -> dict[str, str]:
@@ -242,6 +241,21 @@ def test_enqueue_validates_before_storing() -> None:
         first = enqueue_durable("demo", {}, **ALICE, idempotency_key="k")
         assert enqueue_durable("demo", {}, **ALICE, idempotency_key="k") == first
         assert len(backend) == 1  # type: ignore[arg-type]
+
+
+def test_bind_job_backend_serves_a_plain_fastapi_app() -> None:
+    backend = InMemoryJobBackend()
+    app = FastAPI()
+    bind_job_backend(app, backend)
+
+    @app.post("/jobs")
+    def submit() -> dict[str, str]:
+        return {"id": enqueue_durable("demo", {}, **ALICE)}
+
+    with TestClient(app) as client:
+        job_id = client.post("/jobs").json()["id"]
+    assert backend.get(job_id, **ALICE) is not None
+    assert current_job_backend() is None  # only inside the app's requests
 
 
 def test_bind_job_backend_refuses_non_backends() -> None:

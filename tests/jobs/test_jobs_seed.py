@@ -23,16 +23,6 @@ with warnings.catch_warnings():
     from starlette.testclient import TestClient
 
 DEADLINE_S = 15.0
-
-#: The seed calls enqueue_durable() without backend=: Hedron(job_backend=...) must bind the
-#: backend to its requests (hedron.jobs.bind_job_backend). Until the Hedron class does, the
-#: seed cannot run and these tests are expected to fail (strict: they must pass once it does).
-HEDRON_BINDS = any(m.cls is _BackendMiddleware for m in seed_app.app.user_middleware)
-NOT_BOUND = "Hedron(job_backend=...) does not call hedron.jobs.bind_job_backend yet"
-expect_unbound_failure = pytest.mark.xfail(
-    not HEDRON_BINDS, reason=NOT_BOUND, raises=RuntimeError, strict=True
-)
-needs_binding = pytest.mark.xfail(not HEDRON_BINDS, reason=NOT_BOUND, run=False)
 JOB_TEXT = re.compile(r"Job ([A-Za-z0-9_-]{22,}) \(poll every 2s")
 
 
@@ -67,20 +57,24 @@ def _check_run(get: Callable[..., Any]) -> None:
     assert get("/jobs/" + "A" * 24 + "/status").status_code == 404
 
 
-@expect_unbound_failure
+def test_hedron_binds_the_seed_backend_to_its_requests() -> None:
+    """The seed calls enqueue_durable() without backend=: Hedron(job_backend=...) binds it."""
+    bound = [m for m in seed_app.app.user_middleware if m.cls is _BackendMiddleware]
+    assert len(bound) == 1
+    assert bound[0].kwargs["backend"] is seed_app.backend
+
+
 def test_seed_app_under_pytest() -> None:
     with TestClient(seed_app.app) as client:
         _check_run(client.get)
 
 
-@needs_binding
 def test_seed_app_under_uvicorn(live_server: Callable[..., str]) -> None:
     base = live_server(seed_app.app)
     with httpx.Client(base_url=base, timeout=10) as client:
         _check_run(client.get)
 
 
-@needs_binding
 @pytest.mark.browser
 def test_seed_app_in_chromium(live_server: Callable[..., str], jobs_chromium: Any) -> None:
     base = live_server(seed_app.app)
