@@ -103,10 +103,15 @@ def publish(
 ) -> dict[str, Any]:
     """Write the examples, archives, wheels page and download script into ``site_dir``.
 
+    The committed tree names the default site URL. When the site is built for another URL
+    (``SITE_URL=… mkdocs build``, or ``mkdocs serve`` on its own address), the generated
+    files (``requirements.txt``, ``README.md``) are re-based onto it and the published
+    manifest carries their new sha256; the recipe's code files are never changed.
+
     Args:
         site_dir: the built site's folder.
-        site_url: the URL the site is served from (``config.site_url``); becomes the download
-            script's default. ``None`` keeps the published URL the script already names.
+        site_url: the URL the site is served from (``config.site_url``). ``None`` publishes
+            the tree for the URL it was generated for.
         examples_dir: the generated tree (``docs/examples/``).
         wheels: the wheels to publish (default: :func:`local_wheels`).
 
@@ -117,11 +122,15 @@ def publish(
         RuntimeError: the tree does not match its manifest, or the wheels are not the versions
             the manifest names: regenerate with ``python scripts/examples.py``.
     """
-    manifest: dict[str, Any] = json.loads((examples_dir / "manifest.json").read_text("utf-8"))
+    examples = _load("examples", ROOT / "scripts" / "examples.py")
+    committed = (examples_dir / "manifest.json").read_bytes()
+    manifest: dict[str, Any] = json.loads(committed)
+    old_url: str = manifest["site_url"]
+    new_url = site_url.rstrip("/") + "/" if site_url else old_url
     out = site_dir / "examples"
     shutil.rmtree(out, ignore_errors=True)
     out.mkdir(parents=True)
-    shutil.copy2(examples_dir / "manifest.json", out / "manifest.json")
+    mtime = (examples_dir / "manifest.json").stat().st_mtime
     for name, entry in manifest["examples"].items():
         files = {f: (examples_dir / name / f).read_bytes() for f in entry["files"]}
         for filename, data in files.items():
@@ -130,11 +139,19 @@ def publish(
                     f"docs/examples/{name}/{filename} does not match manifest.json: "
                     "run `python scripts/examples.py`"
                 )
+        if new_url != old_url:
+            for filename in examples.GENERATED_FILES:
+                files[filename] = files[filename].replace(old_url.encode(), new_url.encode())
+                entry["files"][filename] = hashlib.sha256(files[filename]).hexdigest()
+        for filename, data in files.items():
             target = out / name / filename
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_bytes(data)
-        mtime = (examples_dir / "manifest.json").stat().st_mtime
         (out / entry["archive"]).write_bytes(_archive(name, files, mtime))
+    manifest["site_url"] = new_url
+    (out / "manifest.json").write_bytes(
+        committed if new_url == old_url else examples.manifest_bytes(manifest)
+    )
     if wheels is None:
         wheels = local_wheels()
     names = {dist: path.name for dist, path in wheels.items()}
@@ -149,10 +166,7 @@ def publish(
     for path in wheels.values():
         shutil.copy2(path, wheel_dir / path.name)
     (wheel_dir / "index.html").write_text(wheels_index(list(wheels.values())), "utf-8")
-    script = DOWNLOAD_SCRIPT.read_text("utf-8")
-    if site_url:
-        examples = _load("examples", ROOT / "scripts" / "examples.py")
-        script = examples.with_default_base_url(script, site_url.rstrip("/") + "/")
+    script = examples.with_default_base_url(DOWNLOAD_SCRIPT.read_text("utf-8"), new_url)
     (site_dir / "download_example.py").write_text(script, "utf-8")
     return manifest
 

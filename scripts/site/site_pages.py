@@ -26,6 +26,7 @@ class RecipeInfo:
     files: tuple[str, ...]
     run: tuple[str, ...]
     requirements: tuple[str, ...]
+    has_transcript: bool
 
 
 def read_recipes(root: Path) -> list[RecipeInfo]:
@@ -42,6 +43,7 @@ def read_recipes(root: Path) -> list[RecipeInfo]:
                 files=tuple(data["files"]),
                 run=tuple(data.get("run", ())),
                 requirements=tuple(data.get("requirements", ())),
+                has_transcript=(toml.parent / "transcript.txt").is_file(),
             )
         )
     return found
@@ -72,7 +74,10 @@ def recipe_page(recipe: RecipeInfo) -> str:
     out = [f"# {recipe.title}", "", recipe.summary, "", f'--8<-- "{base}/page.md"', ""]
     out += ["## Try it", "", widget_html(recipe), ""]
     out += ['??? note tryit-recorded "Recorded transcript (what the test suite asserts)"', ""]
-    out += ["    ```text", f'    --8<-- "{base}/transcript.txt"', "    ```", ""]
+    if recipe.has_transcript:
+        out += ["    ```text", f'    --8<-- "{base}/transcript.txt"', "    ```", ""]
+    else:  # a recipe that just landed: `python scripts/site/transcripts.py --update` records it
+        out += ["    No transcript has been recorded for this recipe yet.", ""]
     out += ["## The code", ""]
     for file in recipe.files:
         lang = LANGS.get(Path(file).suffix, "text")

@@ -70,6 +70,7 @@ class StaticServer:
         if mime_types:  # e.g. a wrong wasm type, to test the widget's load timeout
             mapping = {**_Handler.extensions_map, **mime_types}
             handler_cls = type("_OverrideHandler", (_Handler,), {"extensions_map": mapping})
+        self.root = root
         handler = functools.partial(handler_cls, directory=str(root))
         self._server = _Server(("127.0.0.1", 0), handler)
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)

@@ -32,10 +32,23 @@ CHROMIUM_ARGS = [
 
 
 @pytest.fixture(scope="session")
-def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """``mkdocs build --strict`` of the whole site (with the Try it runtime), once."""
-    target = tmp_path_factory.mktemp("site") / "site"
-    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1"}
+def site_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[StaticServer]:
+    """A static server for the built site (started first: the build needs its URL)."""
+    root = tmp_path_factory.mktemp("site") / "site"
+    root.mkdir()
+    with StaticServer(root) as server:
+        yield server
+
+
+@pytest.fixture(scope="session")
+def built_site(site_server: StaticServer) -> Path:
+    """``mkdocs build --strict`` of the whole site (with the Try it runtime), once.
+
+    ``SITE_URL`` is the test server's URL: the theme's instant navigation only treats links
+    under ``site_url`` (same port) as internal.
+    """
+    target = site_server.root
+    env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "SITE_URL": site_server.url}
     env.pop("TRYIT_SKIP_RUNTIME", None)
     result = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(target)],
@@ -48,12 +61,6 @@ def built_site(tmp_path_factory: pytest.TempPathFactory) -> Path:
     )
     assert result.returncode == 0, result.stdout + result.stderr
     return target
-
-
-@pytest.fixture(scope="session")
-def site_server(built_site: Path) -> Iterator[StaticServer]:
-    with StaticServer(built_site) as server:
-        yield server
 
 
 @pytest.fixture(scope="session")

@@ -4,7 +4,11 @@
 // what Python answers: transcript lines, and HTML swaps done by the real htmx served by the site.
 
 const BASE = new URL("../../_tryit/", import.meta.url);
-const STALL_MS = () => globalThis.TRYIT_STALL_MS || 20000; // no progress for this long: give up
+// No progress for this long while the runtime downloads and starts: give up (a server that
+// sends wasm with a wrong MIME type makes Pyodide hang silently). Once Python runs, importing
+// the libraries blocks the worker without progress events, so a slow machine gets longer.
+const STALL_MS = () => globalThis.TRYIT_STALL_MS || 20000;
+const PYTHON_STALL_MS = 180000;
 const reducedMotion = matchMedia("(prefers-reduced-motion: reduce)");
 
 let runtime = null;
@@ -31,14 +35,17 @@ function startRuntime() {
     worker.terminate();
     settle.reject(new Error(reason));
   };
+  let pythonRuns = false;
   const arm = () => {
     clearTimeout(watchdog);
-    watchdog = setTimeout(() => fail("the runtime stopped loading (timed out)"), STALL_MS());
+    const limit = pythonRuns ? PYTHON_STALL_MS : STALL_MS();
+    watchdog = setTimeout(() => fail("the runtime stopped loading (timed out)"), limit);
   };
   arm();
   worker.onerror = (event) => fail(event.message || "the worker failed to start");
   worker.onmessage = ({ data }) => {
     if (data.kind === "progress") {
+      pythonRuns = data.python === true;
       arm();
       listeners.forEach((fn) => fn(data));
     } else if (data.kind === "ready") {

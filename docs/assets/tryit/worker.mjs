@@ -8,12 +8,13 @@ const PYODIDE = new URL("pyodide/", BASE);
 let bytes = 0;
 let lastReport = 0;
 let stage = "";
+let pythonRuns = false; // the interpreter has started (no more risk of the wasm MIME hang)
 
 function report(force) {
   const now = performance.now();
   if (force || now - lastReport > 100) {
     lastReport = now;
-    postMessage({ kind: "progress", stage, bytes });
+    postMessage({ kind: "progress", stage, bytes, python: pythonRuns });
   }
 }
 
@@ -55,6 +56,7 @@ async function boot() {
     stdout: (line) => console.log(line),
     stderr: (line) => console.warn(line),
   });
+  pythonRuns = true;
   setStage("Installing packages");
   const failures = [];
   await pyodide.loadPackage(["tryit"], {

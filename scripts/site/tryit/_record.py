@@ -76,7 +76,7 @@ def seen(body: str, content_type: str) -> str:
         text = html_text(body)
     else:
         text = body
-    text = " ".join(text.split())
+    text = redact(" ".join(text.split()))
     return text if len(text) <= MAX_SEEN else text[: MAX_SEEN - 1] + "…"
 
 

@@ -1,0 +1,174 @@
+"""The "Try it" widget in headless Chromium against the built site on 127.0.0.1.
+
+One page (one Pyodide interpreter) serves every recipe test of this module: the tests move
+between recipe pages with the theme's instant navigation, which also proves the interpreter
+survives it. Every recipe is stepped to its end, Reset, and run again; both runs must give the
+committed transcript.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlsplit
+
+import pytest
+from static_server import StaticServer
+
+pytestmark = pytest.mark.browser
+
+ROOT = Path(__file__).resolve().parents[2]
+RECIPES = sorted(p.parent.name for p in (ROOT / "recipes").glob("*/transcript.txt"))
+LOAD_MS = 240_000  # bound for the first click (the runtime loads); CI machines are slow
+# The click handler sets aria-busy="true" synchronously, so "not busy" after a click means done.
+IDLE = "el => el.getAttribute('aria-busy') === 'false'"
+
+
+def _committed(name: str) -> list[str]:
+    return (ROOT / "recipes" / name / "transcript.txt").read_text(encoding="utf-8").splitlines()
+
+
+class Visit:
+    """One browser tab on the site, recording every request it makes."""
+
+    def __init__(self, browser: Any, base_url: str) -> None:
+        self.base_url = base_url
+        self.context = browser.new_context()
+        self.page = self.context.new_page()
+        self.requests: list[str] = []
+        self.errors: list[str] = []
+        self.context.on("request", lambda request: self.requests.append(request.url))
+        self.page.on("pageerror", lambda error: self.errors.append(str(error)))
+
+    def goto(self, path: str) -> None:
+        self.page.goto(self.base_url + path)
+        self.page.wait_for_selector(".tryit[data-state]")
+        self.page.evaluate("window.__sameDocument = 1")  # lost if a page load replaces it
+
+    def navigate(self, path: str) -> None:
+        """Follow a same-site link the way a reader does (the theme's instant navigation)."""
+        self.page.evaluate(
+            """(href) => {
+                const a = document.createElement("a");
+                a.href = href;
+                document.querySelector("article").appendChild(a);
+                a.click();
+            }""",
+            self.base_url + path,
+        )
+        self.page.wait_for_url(self.base_url + path)
+        self.page.wait_for_selector(".tryit[data-state='idle']")
+        assert self.page.evaluate("window.__sameDocument") == 1, "instant navigation"
+
+    def widget(self) -> Any:
+        return self.page.locator(".tryit")
+
+    def click(self, action: str, timeout: float = 60_000) -> None:
+        widget = self.widget()
+        widget.locator(f"button[data-action='{action}']").click()
+        self.page.wait_for_function(
+            f"() => ({IDLE})(document.querySelector('.tryit'))", timeout=timeout
+        )
+
+    def transcript(self) -> list[str]:
+        return self.widget().locator(".tryit__transcript li").all_inner_texts()
+
+    def state(self) -> str:
+        return str(self.widget().get_attribute("data-state"))
+
+    def close(self) -> None:
+        self.context.close()
+
+
+@pytest.fixture(scope="module")
+def visit(chromium: Any, site_server: StaticServer, built_site: Path) -> Iterator[Visit]:
+    v = Visit(chromium, site_server.url)
+    try:
+        yield v
+    finally:
+        v.close()
+
+
+def test_nothing_of_the_runtime_loads_before_the_first_click(
+    visit: Visit, site_server: StaticServer
+) -> None:
+    visit.goto(f"recipes/{RECIPES[0]}/")
+    visit.page.wait_for_load_state("networkidle")
+    assert not [url for url in visit.requests if "/_tryit/" in url]
+    assert visit.state() == "idle"
+    visit.click("step", timeout=LOAD_MS)
+    assert visit.state() in ("running", "done")
+    assert [u for u in visit.requests if u.endswith("pyodide.asm.wasm")], "runtime loaded on click"
+
+
+@pytest.mark.parametrize("name", RECIPES)
+def test_recipe_steps_to_the_committed_transcript_then_resets(visit: Visit, name: str) -> None:
+    if f"/recipes/{name}/" not in visit.page.url:
+        visit.navigate(f"recipes/{name}/")
+    committed = _committed(name)
+    visit.click("reset")
+    steps = 0
+    while visit.state() != "done":
+        visit.click("step", timeout=LOAD_MS)
+        steps += 1
+        assert steps <= len(committed), visit.transcript()
+        assert visit.widget().get_attribute("aria-busy") == "false"
+    assert visit.transcript() == committed
+    assert visit.widget().locator("button[data-action='step']").is_disabled()
+    outcome = visit.widget().get_attribute("data-outcome")
+    assert outcome in ("terminal", "window")
+    assert ("terminal state" in committed[-1]) == (outcome == "terminal")
+    panel = visit.widget().locator(".tryit__panel")
+    assert panel.is_visible()
+    assert panel.inner_text().strip()
+
+    visit.click("reset")
+    assert visit.transcript() == []
+    visit.click("run")
+    assert visit.transcript() == committed
+    assert visit.errors == []
+
+
+def test_one_interpreter_for_the_whole_visit_and_no_request_off_origin(
+    visit: Visit, site_server: StaticServer
+) -> None:
+    wasm = [url for url in visit.requests if url.endswith("pyodide.asm.wasm")]
+    assert len(wasm) == 1  # every recipe above ran in the same interpreter
+    origin = urlsplit(site_server.url).netloc
+    assert {urlsplit(url).netloc for url in visit.requests if url.startswith("http")} == {origin}
+
+
+def test_widget_is_keyboard_operable_and_respects_reduced_motion(visit: Visit) -> None:
+    visit.navigate(f"recipes/{RECIPES[0]}/")
+    visit.page.emulate_media(reduced_motion="reduce", color_scheme="dark")
+    step = visit.widget().locator("button[data-action='step']")
+    step.focus()
+    visit.page.keyboard.press("Enter")
+    visit.page.wait_for_function(f"() => ({IDLE})(document.querySelector('.tryit'))")
+    assert len(visit.transcript()) >= 1
+    animation = visit.page.eval_on_selector(
+        ".tryit__transcript li", "el => getComputedStyle(el).animationName"
+    )
+    assert animation == "none"
+    live = visit.widget().locator(".tryit__transcript")
+    assert live.get_attribute("aria-live") == "polite"
+
+
+def test_fallback_shows_the_recorded_transcript_when_the_runtime_hangs(
+    chromium: Any, built_site: Path
+) -> None:
+    # A server that sends wasm with a wrong type makes Pyodide hang without an error.
+    with StaticServer(built_site, mime_types={".wasm": "application/octet-stream"}) as server:
+        visit = Visit(chromium, server.url)
+        try:
+            visit.page.add_init_script("globalThis.TRYIT_STALL_MS = 4000")
+            visit.goto(f"recipes/{RECIPES[0]}/")
+            visit.click("step", timeout=LOAD_MS)
+            assert visit.state() == "fallback"
+            assert visit.transcript() == _committed(RECIPES[0])
+            status = visit.widget().locator(".tryit__status").inner_text()
+            assert "recorded by the test suite" in status
+            assert "timed out" in status
+        finally:
+            visit.close()
