@@ -144,6 +144,17 @@ def test_a_job_is_sent_once_even_when_resubmitted(redis_backend: RedisJobBackend
     assert dispatcher.sent == [first.id, other.id]
 
 
+def test_resend_sends_only_queued_jobs(redis_backend: RedisJobBackend) -> None:
+    dispatcher = RecordingDispatcher()
+    queued = QueuedJobBackend(redis_backend, dispatcher)
+    waiting = queued.submit("count", {}, **ALICE)
+    done = queued.mark(queued.submit("count", {}, **ALICE).id, JobState.SUCCEEDED)
+    assert queued.resend(waiting.id) == waiting
+    assert queued.resend(done.id) == done
+    assert queued.resend("missing") is None
+    assert dispatcher.sent == [waiting.id, done.id, waiting.id]
+
+
 def test_cancel_withdraws_only_queued_messages(redis_backend: RedisJobBackend) -> None:
     dispatcher = RecordingDispatcher()
     queued = QueuedJobBackend(redis_backend, dispatcher)

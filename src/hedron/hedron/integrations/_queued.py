@@ -175,6 +175,16 @@ class QueuedJobBackend:
                 outcome["retried"].append(job_id)
         return outcome
 
+    def resend(self, job_id: str) -> JobStatus | None:
+        """Send a QUEUED job to its queue again (e.g. its message was lost); ``None`` if the
+        job is missing. A job in any other state is returned unchanged and not sent: a
+        duplicate message is harmless anyway, since a worker only runs a job it can claim.
+        """
+        status = self.redis.load(job_id)
+        if status is None or status.state is not JobState.QUEUED:
+            return status
+        return self._send(status)
+
     # --- everything else goes straight to Redis ------------------------------------------
 
     def get(self, job_id: str, *, auth_subject: str, tenant_id: str) -> JobStatus | None:
