@@ -140,14 +140,29 @@ def load_recipes(recipes_dir: Path = RECIPES_DIR) -> list[Recipe]:
     return [load_recipe(folder) for folder in folders]
 
 
-def read_site_url(mkdocs_yml: Path = MKDOCS_YML) -> str:
-    """Return the published site URL (``site_url`` in ``mkdocs.yml``), ending with ``/``.
+_SITE_URL_RE = re.compile(
+    r"""^site_url:[ \t]*(?:!ENV[ \t]*\[[ \t]*\w+[ \t]*,[ \t]*)?['"]?([^'"\s#\]]+)""",
+    flags=re.MULTILINE,
+)
 
-    Falls back to :data:`FALLBACK_SITE_URL` when ``mkdocs.yml`` sets none.
+
+def read_site_url(mkdocs_yml: Path = MKDOCS_YML) -> str:
+    """Return the site URL the committed tree is generated for, ending with ``/``.
+
+    That is ``site_url`` in ``mkdocs.yml``; for ``!ENV [SITE_URL, "default"]`` the default
+    (never the environment, so the committed tree does not depend on it: a build for another
+    URL re-bases the published copies). Falls back to :data:`FALLBACK_SITE_URL`.
+
+    Raises:
+        ValueError: ``site_url`` is set in a form this function cannot read.
     """
     text = mkdocs_yml.read_text(encoding="utf-8") if mkdocs_yml.exists() else ""
-    match = re.search(r"^site_url:\s*['\"]?([^'\"\s#]+)", text, flags=re.MULTILINE)
-    url = match.group(1) if match else FALLBACK_SITE_URL
+    if not re.search(r"^site_url:", text, flags=re.MULTILINE):
+        return FALLBACK_SITE_URL
+    match = _SITE_URL_RE.search(text)
+    if match is None or not match.group(1).startswith(("http://", "https://")):
+        raise ValueError(f"mkdocs_yml: cannot read site_url from {mkdocs_yml}")
+    url = match.group(1)
     return url if url.endswith("/") else url + "/"
 
 
@@ -375,8 +390,13 @@ def build_tree(
         "wheels": {d: wheel_filename(d, versions[d]) for d in LOCAL_DISTRIBUTIONS},
         "examples": examples,
     }
-    tree[MANIFEST] = (json.dumps(manifest, indent=2, ensure_ascii=False) + "\n").encode()
+    tree[MANIFEST] = manifest_bytes(manifest)
     return tree
+
+
+def manifest_bytes(manifest: Mapping[str, object]) -> bytes:
+    """Return ``manifest.json``'s bytes (the one serialisation, also used by the site hook)."""
+    return (json.dumps(manifest, indent=2, ensure_ascii=False) + "\n").encode()
 
 
 def current_tree(recipes_dir: Path = RECIPES_DIR) -> dict[str, bytes]:

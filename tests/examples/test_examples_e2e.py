@@ -254,13 +254,20 @@ def _clean_env(bin_dir: Path) -> dict[str, str]:
 
 
 def test_every_example_is_published_byte_for_byte(site_url: str) -> None:
-    """The seed's ``curl -fsSL <site>/examples/<name>/<file> -o <file>`` form works."""
+    """The seed's ``curl -fsSL <site>/examples/<name>/<file> -o <file>`` form works.
+
+    Code files are the recipe's bytes; every served file matches the served manifest.
+    """
+    with urllib.request.urlopen(f"{site_url}examples/manifest.json", timeout=10) as response:
+        served_manifest = json.loads(response.read())
     for name in EXAMPLES:
-        for filename in MANIFEST["examples"][name]["files"]:
+        for filename, digest in served_manifest["examples"][name]["files"].items():
             url = f"{site_url}examples/{name}/{filename}"
             with urllib.request.urlopen(url, timeout=10) as response:
                 served = response.read()
-            assert served == (TREE / name / filename).read_bytes()
+            assert hashlib.sha256(served).hexdigest() == digest
+            if filename not in ("requirements.txt", "README.md"):
+                assert served == (ROOT / "recipes" / name / filename).read_bytes()
 
 
 def test_wheels_page_works_with_pip_find_links(site_url: str, tmp_path: Path) -> None:

@@ -151,3 +151,24 @@ def test_quickstart_markdown_matches_the_committed_snippet(examples: ModuleType)
         assert examples.quickstart_markdown(name) == snippet
     with pytest.raises(ValueError, match="name: no recipe 'nope'"):
         examples.quickstart_markdown("nope")
+
+
+@pytest.mark.parametrize(
+    ("line", "url"),
+    [
+        ("site_url: https://docs.test/a", "https://docs.test/a/"),
+        ('site_url: "https://docs.test/"  # published', "https://docs.test/"),
+        ('site_url: !ENV [SITE_URL, "http://127.0.0.1:8000/"]', "http://127.0.0.1:8000/"),
+        ("site_name: x", "http://127.0.0.1:8000/"),
+    ],
+)
+def test_site_url_is_read_from_mkdocs_yml_never_from_the_environment(
+    examples: ModuleType, tmp_path: Path, monkeypatch: pytest.MonkeyPatch, line: str, url: str
+) -> None:
+    monkeypatch.setenv("SITE_URL", "https://elsewhere.test/")
+    config = tmp_path / "mkdocs.yml"
+    config.write_text(f"site_name: t\n{line}\n")
+    assert examples.read_site_url(config) == url
+    config.write_text("site_url: !ENV SITE_URL\n")
+    with pytest.raises(ValueError, match="mkdocs_yml"):
+        examples.read_site_url(config)

@@ -22,7 +22,7 @@ def test_mkdocs_build_publishes_examples_archives_wheels_and_script(
     (docs / "index.md").write_text("# Home\n")
     tree = examples.build_tree(
         examples.load_recipes(recipes_dir),
-        site_url="https://docs.test/",
+        site_url="http://127.0.0.1:8000/",  # the default; this build is for https://docs.test/
         versions=examples.local_versions(),
         pins={},
     )
@@ -47,12 +47,21 @@ def test_mkdocs_build_publishes_examples_archives_wheels_and_script(
     assert proc.returncode == 0, proc.stderr
     site = tmp_path / "site"
     served = site / "examples"
-    # Raw files, byte for byte; README.md stays Markdown (no page rendered from it).
-    for name in ("app.py", "helpers/util.py", "README.md", "requirements.txt"):
+    # Code files byte for byte; README.md stays Markdown (no page rendered from it).
+    for name in ("app.py", "helpers/util.py"):
         assert (served / "demo-poll" / name).read_bytes() == tree[f"demo-poll/{name}"]
     assert not (served / "demo-poll" / "index.html").exists()
     assert not (served / "_quickstart").exists()
-    assert (served / "manifest.json").read_bytes() == tree["manifest.json"]
+    # Generated files re-based onto the URL of this build; the served manifest matches them.
+    for name in ("README.md", "requirements.txt"):
+        text = (served / "demo-poll" / name).read_text()
+        assert text == tree[f"demo-poll/{name}"].decode().replace(
+            "http://127.0.0.1:8000/", "https://docs.test/"
+        )
+    served_manifest = json.loads((served / "manifest.json").read_text())
+    assert served_manifest["site_url"] == "https://docs.test/"
+    for name, digest in served_manifest["examples"]["demo-poll"]["files"].items():
+        assert hashlib.sha256((served / "demo-poll" / name).read_bytes()).hexdigest() == digest
     with tarfile.open(served / "demo-poll.tar.gz") as tar:
         assert "demo-poll/helpers/util.py" in tar.getnames()
     # The wheels of this build, importable names inside, linked with their sha256.
