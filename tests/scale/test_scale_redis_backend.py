@@ -180,3 +180,13 @@ def test_acknowledged_jobs_survive_kill_with_persistence_on() -> None:
             assert b.submit("demo", {"keep": True}, **OWNER, idempotency_key="k").id == job.id
         finally:
             b.close()
+
+
+def test_claim_next_pages_through_a_long_queue(backend: RedisJobBackend) -> None:
+    for _ in range(250):
+        backend.submit("other", {}, **OWNER)
+    wanted = backend.submit("demo", {}, **OWNER)
+    got = backend.claim_next(worker="w", lease_s=5, job_types=["demo"])
+    assert got is not None
+    assert got.id == wanted.id
+    assert backend.claim_next(worker="w", lease_s=5, job_types=["demo"]) is None

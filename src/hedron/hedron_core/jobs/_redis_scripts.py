@@ -177,11 +177,17 @@ local function try(ids)
   end
   return nil
 end
-local got = try(redis.call('ZRANGEBYSCORE', P .. 'leases', '-inf', now))
+local got = try(redis.call('ZRANGEBYSCORE', P .. 'leases', '-inf', now, 'LIMIT', 0, 100))
 if got then return got end
-got = try(redis.call('ZRANGE', P .. 'queued', 0, -1))
-if got then return got end
-return {}
+-- Walk the queue oldest first in pages, so a long backlog is never loaded at once.
+local start = 0
+while true do
+  local ids = redis.call('ZRANGE', P .. 'queued', start, start + 99)
+  if #ids == 0 then return {} end
+  got = try(ids)
+  if got then return got end
+  start = start + #ids
+end
 """
 )
 
