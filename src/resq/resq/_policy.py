@@ -27,7 +27,7 @@ class Attempt:
         next_delay: seconds the poller will wait before the next attempt, or ``None`` when
             polling stops after this attempt.
         method: the request method, e.g. ``"GET"``.
-        url: the full request URL.
+        url: the full URL being polled (the request URL).
         ok: whether this attempt ended polling successfully (good status and ``until``).
 
     Example:

@@ -147,7 +147,7 @@ class _PollerBase(Generic[W]):
         self._done = decision.wait is None
         attempt = Attempt(
             number=self._count, status_code=response.status_code, elapsed=elapsed,
-            next_delay=decision.wait, method=response.method, url=response.url, ok=success,
+            next_delay=decision.wait, method=response.method, url=response._request.url, ok=success,
         )  # fmt: skip
         self._last = attempt
         if options.on_attempt is not None:
