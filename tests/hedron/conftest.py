@@ -30,9 +30,13 @@ CHROMIUM_ARGS = [
 ]
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="module")
 def chromium() -> Iterator[Any]:
-    """Debian's Chromium driven by Playwright (never downloads a browser)."""
+    """Debian's Chromium driven by Playwright (never downloads a browser).
+
+    Module-scoped on purpose: Playwright's sync API keeps an event loop marked as running in
+    the main thread while it is open, which would break later asyncio-based tests.
+    """
     sync_api = pytest.importorskip("playwright.sync_api")
     if not Path("/usr/bin/chromium").exists():
         pytest.skip("/usr/bin/chromium is not installed (scripts/bootstrap installs it)")

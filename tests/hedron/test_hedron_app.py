@@ -336,3 +336,58 @@ async def test_job_backend_is_current_inside_requests() -> None:
         assert (await c.get("/")).status_code == 200
     assert seen == [backend]
     assert app.job_backend is backend
+
+
+async def test_session_cookie_written_only_when_changed_and_cleared_when_emptied() -> None:
+    app = Hedron(title="S", session_secret=SECRET)
+
+    @app.get("/read")
+    async def read(request: Request) -> dict[str, Any]:
+        return dict(request.session)
+
+    @app.get("/write")
+    async def write(request: Request) -> dict[str, bool]:
+        request.session["user"] = "ada"
+        return {"ok": True}
+
+    @app.get("/logout")
+    async def logout(request: Request) -> dict[str, bool]:
+        request.session.clear()
+        return {"ok": True}
+
+    def session_cookies(r: httpx.Response) -> list[str]:
+        return [c for c in r.headers.get_list("set-cookie") if c.startswith("hedron_session=")]
+
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://test") as c:
+        r = await c.get("/read")
+        assert r.json() == {}
+        assert session_cookies(r) == []
+        r = await c.get("/write")
+        (cookie,) = session_cookies(r)
+        assert "HttpOnly" in cookie
+        assert "SameSite=Lax" in cookie
+        assert "Cookie" in r.headers["vary"]
+        r = await c.get("/read")
+        assert r.json() == {"user": "ada"}
+        assert session_cookies(r) == []  # unchanged: not re-sent
+        r = await c.get("/logout")
+        (cleared,) = session_cookies(r)
+        assert "Expires=Thu, 01 Jan 1970" in cleared
+        assert (await c.get("/read")).json() == {}
+        c.cookies.set("hedron_session", "forged.value.here")
+        assert (await c.get("/read")).json() == {}
+
+    other = Hedron(title="S2", session_secret=SECRET[::-1])
+
+    @other.get("/read")
+    async def read_other(request: Request) -> dict[str, Any]:
+        return dict(request.session)
+
+    async with httpx.AsyncClient(transport=transport, base_url="http://test") as c:
+        await c.get("/write")
+        signed = c.cookies["hedron_session"]
+    other_transport = httpx.ASGITransport(app=other)
+    async with httpx.AsyncClient(transport=other_transport, base_url="http://test") as c:
+        c.cookies.set("hedron_session", signed)
+        assert (await c.get("/read")).json() == {}  # another key: signature refused

@@ -10,7 +10,6 @@ from typing import Any, Literal, TypeVar
 from fastapi import Depends, FastAPI, Request
 from fastapi.responses import HTMLResponse
 from starlette.concurrency import run_in_threadpool
-from starlette.middleware.sessions import SessionMiddleware
 from starlette.responses import Response
 
 from hedron._middleware import CSRF_SCOPE_KEY, HedronMiddleware
@@ -41,9 +40,10 @@ def is_htmx_request(request: Request) -> bool:
 class Hedron(FastAPI):
     """A FastAPI application that renders hedron components.
 
-    Adds sessions, security headers, CSRF protection, hedron's static files (htmx and the
-    stylesheet, same origin), ``@app.page`` / ``@app.action`` routes and an optional
-    component explorer. Plain ``@app.get``/``@app.post`` routes behave as in FastAPI.
+    Adds sessions (``request.session``, a signed ``hedron_session`` cookie), security
+    headers, CSRF protection, hedron's static files (htmx and the stylesheet, same origin),
+    ``@app.page`` / ``@app.action`` routes and an optional component explorer. Plain
+    ``@app.get``/``@app.post`` routes behave as in FastAPI.
 
     Args:
         title: Application title (also the default document title).
@@ -101,14 +101,7 @@ class Hedron(FastAPI):
         self.static_prefix = static_prefix
         #: The job backend given to the constructor (``None`` when not configured).
         self.job_backend: Any = job_backend
-        self.add_middleware(
-            SessionMiddleware,
-            secret_key=secret,
-            session_cookie="hedron_session",
-            same_site="lax",
-            https_only=profile == "strict",
-        )
-        self.add_middleware(HedronMiddleware, profile=profile)
+        self.add_middleware(HedronMiddleware, secret=secret, profile=profile)
         if job_backend is not None:
             # Makes the backend current in every request (enqueue_durable() without backend=).
             from hedron.jobs import bind_job_backend

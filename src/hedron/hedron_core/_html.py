@@ -183,7 +183,7 @@ def element(
             raise ValueError(f"element tag {tag!r} is not allowed")
         if len(_checked_tags) < 256:
             _checked_tags.add(tag)
-    parts = ["<", tag]
+    out = "<" + tag
     if attrs:
         for name, value in attrs.items():
             if value is None or value is False:
@@ -191,20 +191,24 @@ def element(
             if name not in _checked_names:
                 _check_attr_name(name, tag)
             if value is True:
-                parts.append(" " + name)
+                out += " " + name
                 continue
-            if not isinstance(value, str):
+            if type(value) is not str and not isinstance(value, str):
                 raise TypeError(f"<{tag}> {name}: attribute values must be str or bool")
             if name in URL_ATTRIBUTES:
                 check_url(value, where=f"<{tag}> {name}")
-            parts.append(f' {name}="{escape_attr(value)}"')
-    parts.append(">")
+            if _ATTR_SPECIAL.search(value):
+                value = escape_attr(value)
+            out += f' {name}="{value}"'
     if tag in _VOID:
-        return Html("".join(parts))
-    for child in children:
-        parts.append(child if isinstance(child, Html) else escape_text(child))
-    parts.append(f"</{tag}>")
-    return Html("".join(parts))
+        return Html(out + ">")
+    inner = "".join(
+        [
+            c if isinstance(c, Html) or not _TEXT_SPECIAL.search(c) else escape_text(c)
+            for c in children
+        ]
+    )
+    return Html(f"{out}>{inner}</{tag}>")
 
 
 def join(parts: Iterable[str]) -> Html:
