@@ -27,6 +27,7 @@ class RecipeInfo:
     run: tuple[str, ...]
     requirements: tuple[str, ...]
     has_transcript: bool
+    exported: bool
 
 
 def read_recipes(root: Path) -> list[RecipeInfo]:
@@ -44,6 +45,7 @@ def read_recipes(root: Path) -> list[RecipeInfo]:
                 run=tuple(data.get("run", ())),
                 requirements=tuple(data.get("requirements", ())),
                 has_transcript=(toml.parent / "transcript.txt").is_file(),
+                exported=(root / "docs" / "examples" / toml.parent.name).is_dir(),
             )
         )
     return found
@@ -84,6 +86,9 @@ def recipe_page(recipe: RecipeInfo) -> str:
         out += [f'=== "{file}"', "", f'    ```{lang} title="{file}"']
         out += [f'    --8<-- "{base}/{file}"', "    ```", ""]
     out += ["## Run it yourself", ""]
+    if recipe.exported:
+        archive = f"../../examples/{recipe.name}.tar.gz"
+        out += [f'Download the files: <a href="{archive}" download>{recipe.name}.tar.gz</a>.', ""]
     if recipe.requirements:
         reqs = " ".join(f'"{r}"' if any(c in r for c in "<>=[") else r for r in recipe.requirements)
         out += ["```bash", "python -m venv .venv && . .venv/bin/activate", f"pip install {reqs}"]
