@@ -25,6 +25,8 @@ Explorer = Literal["off", "development"]
 
 _REQUEST_PARAM = "hedron_request__"
 _IN_BROWSER = sys.platform == "emscripten"
+_NO_STORE = (b"cache-control", b"no-store")
+_PAGE_HEADERS = (_NO_STORE, (b"vary", b"HX-Request"))
 
 
 def is_htmx_request(request: Request) -> bool:
@@ -260,12 +262,16 @@ class Hedron(FastAPI):
                 f"{label} must return a hedron Component or a Response, got {type(result).__name__}"
             )
         token = request.scope.get(CSRF_SCOPE_KEY)
-        headers = {"Cache-Control": "no-store"}
         if mode == "page":
-            headers["Vary"] = "HX-Request"
-            if not is_htmx_request(request):
+            if is_htmx_request(request):
+                html = render(result, csrf_token=token)
+            else:
                 html = render_document(
                     result, title=self.title, static_prefix=self.static_prefix, csrf_token=token
                 )
-                return HTMLResponse(html, headers=headers)
-        return HTMLResponse(render(result, csrf_token=token), headers=headers)
+            response = HTMLResponse(html)
+            response.raw_headers.extend(_PAGE_HEADERS)
+        else:
+            response = HTMLResponse(render(result, csrf_token=token))
+            response.raw_headers.append(_NO_STORE)
+        return response

@@ -45,4 +45,4 @@ def fragment(
         )
     if headers is not None and not isinstance(headers, Mapping):
         raise TypeError(f"fragment(headers=...) must be a mapping, got {type(headers).__name__}")
-    return HTMLResponse(render(component), status_code=status_code, headers=dict(headers or {}))
+    return HTMLResponse(render(component), status_code=status_code, headers=headers)
