@@ -37,3 +37,17 @@ async def test_async_client_leaves_no_connection_open(base_url, key):
         await c.get(f"/job/{key}?n=5", timeout=30, delay=1, clock=VirtualClock())
         assert _client_connections(base_url) == before + 1  # one pooled connection
     assert _client_connections(base_url) == before
+
+
+def test_streamed_responses_are_released_on_every_reload(base_url, key):
+    before = _client_connections(base_url)
+    kept: list[object] = []  # keep every engine response alive: only close() can free them
+    hooks = {"response": lambda resp, *args, **kwargs: kept.append(resp)}
+    with Session(base_url, adapter="requests", stream=True, hooks=hooks) as s:
+        r = s.get(f"/job/{key}?n=5", timeout=30, delay=0, clock=VirtualClock())
+        assert r.status_code == 200
+        assert len(kept) == 6
+        # the five replaced responses were closed on reload; only the current one is open
+        assert _client_connections(base_url) == before + 1
+        r.underlying.close()
+    assert _client_connections(base_url) == before
