@@ -1,0 +1,140 @@
+"""Benchmark of the "Try it" widget against the built site, in headless Chromium on 127.0.0.1.
+
+Prints, next to the goals of the docs site:
+
+- bytes of the runtime downloaded before the first click (goal 0);
+- cold click-to-ready: time and bytes (uncompressed, empty cache; goal <= 3.5 s, <= 16 MB);
+- warm click-to-ready: a new page in the same browser profile (HTTP cache; goal <= 2 s);
+- median step latency: click to transcript line, and the worker's own time (goal <= 20 ms).
+
+Usage: ``python scripts/bench_site.py [--site DIR] [--recipe NAME] [--steps N]``. Without
+``--site`` the site is built first (``mkdocs build --strict``) into a temporary folder.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "scripts" / "site"))
+
+from static_server import StaticServer  # noqa: E402
+
+ARGS = [
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
+]
+READY = "() => globalThis.__tryitRuntime && globalThis.__tryitRuntime.info"
+NOT_BUSY = "() => document.querySelector('.tryit').getAttribute('aria-busy') === 'false'"
+
+
+def build(target: Path, site_url: str) -> None:
+    env = {**os.environ, "SITE_URL": site_url, "NO_MKDOCS_2_WARNING": "1"}
+    cmd = [sys.executable, "-m", "mkdocs", "build", "--strict", "-q", "-d", str(target)]
+    subprocess.run(cmd, cwd=ROOT, env=env, check=True)
+
+
+def runtime_bytes(server: StaticServer) -> int:
+    return sum(size for path, size in server.log if "/_tryit/" in path)
+
+
+def click_to_ready(page: Any, server: StaticServer) -> tuple[float, int, float]:
+    """Click Step on a fresh page; return (seconds to ready, runtime bytes, worker's ms)."""
+    server.clear_log()
+    started = time.perf_counter()
+    page.click(".tryit button[data-action='step']")
+    page.wait_for_function(READY, timeout=300_000)
+    elapsed = time.perf_counter() - started
+    page.wait_for_function(NOT_BUSY, timeout=60_000)
+    info = page.evaluate("globalThis.__tryitRuntime.info")
+    return elapsed, runtime_bytes(server), float(info["ms"])
+
+
+def step_latencies(page: Any, steps: int) -> tuple[list[float], list[float]]:
+    """Reset, then click Step ``steps`` times; (click-to-line ms, worker ms) per step."""
+    page.click(".tryit button[data-action='reset']")
+    page.wait_for_function(NOT_BUSY)
+    clicks, workers = [], []
+    for _ in range(steps):
+        if page.get_attribute(".tryit", "data-state") == "done":
+            break
+        started = time.perf_counter()
+        page.click(".tryit button[data-action='step']")
+        page.wait_for_function(NOT_BUSY)
+        clicks.append((time.perf_counter() - started) * 1000)
+        workers.append(float(page.get_attribute(".tryit", "data-last-step-ms") or "nan"))
+    return clicks, workers
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--site", type=Path, help="an already built site (same SITE_URL port)")
+    parser.add_argument("--recipe", default="resq-exhaustion")
+    parser.add_argument("--steps", type=int, default=16)
+    args = parser.parse_args(argv)
+    from playwright.sync_api import sync_playwright
+
+    with tempfile.TemporaryDirectory() as tmp:
+        root = args.site or Path(tmp) / "site"
+        root.mkdir(parents=True, exist_ok=True)
+        with StaticServer(root) as server:
+            if args.site is None:
+                print("building the site ...", flush=True)
+                build(root, server.url)
+            url = f"{server.url}recipes/{args.recipe}/"
+            with sync_playwright() as playwright, tempfile.TemporaryDirectory() as profile:
+                context = playwright.chromium.launch_persistent_context(
+                    profile, executable_path="/usr/bin/chromium", args=ARGS, headless=True
+                )
+                page = context.new_page()
+                server.clear_log()
+                page.goto(url)
+                page.wait_for_load_state("networkidle")
+                before = runtime_bytes(server)
+                page_bytes = sum(size for _, size in server.log)
+                cold_s, cold_bytes, cold_worker_ms = click_to_ready(page, server)
+                clicks, workers = step_latencies(page, args.steps)
+                page.close()
+
+                warm = context.new_page()
+                warm.goto(url)
+                warm.wait_for_load_state("networkidle")
+                warm_s, warm_bytes, _ = click_to_ready(warm, server)
+                context.close()
+
+    load = os.getloadavg()
+    print(f"\nrecipe {args.recipe}; load average {load[0]:.1f} on {os.cpu_count()} CPUs")
+    rows = [
+        ("bytes before first click", f"{before} B (page itself {page_bytes / 1e6:.2f} MB)", "0"),
+        ("cold click -> ready", f"{cold_s:.2f} s (worker {cold_worker_ms / 1000:.2f} s)", "3.5 s"),
+        ("cold bytes (uncompressed)", f"{cold_bytes / 1e6:.2f} MB", "16 MB"),
+        ("warm click -> ready", f"{warm_s:.2f} s, {warm_bytes / 1e6:.2f} MB from server", "2 s"),
+        (
+            f"median step ({len(clicks)} steps)",
+            f"{statistics.median(clicks):.1f} ms click->line, "
+            f"{statistics.median(workers):.1f} ms in the worker",
+            "20 ms",
+        ),
+    ]
+    width = max(len(r[0]) for r in rows)
+    for name, value, goal in rows:
+        print(f"{name:<{width}}  {value:<48} goal {goal}")
+    print(f"cold/goal {cold_s / 3.5:.2f}x, warm/goal {warm_s / 2:.2f}x, ")
+    print(f"median step/goal {statistics.median(clicks) / 20:.2f}x")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
