@@ -172,3 +172,22 @@ def test_fallback_shows_the_recorded_transcript_when_the_runtime_hangs(
             assert "timed out" in status
         finally:
             visit.close()
+
+
+def test_sync_recipe_without_jspi_shows_the_recorded_transcript_and_says_why(
+    chromium: Any, site_server: StaticServer, built_site: Path
+) -> None:
+    visit = Visit(chromium, site_server.url)
+    try:
+        visit.page.add_init_script("globalThis.TRYIT_SIMULATE_NO_JSPI = true")
+        visit.goto("recipes/resq-sync-poll/")
+        visit.click("step", timeout=LOAD_MS)
+        assert visit.state() == "fallback"
+        assert visit.transcript() == _committed("resq-sync-poll")
+        assert "no JSPI" in visit.widget().locator(".tryit__status").inner_text()
+        # an async recipe needs no JSPI: it still runs, in the same interpreter
+        visit.navigate("recipes/resq-async-poll/")
+        visit.click("run")
+        assert visit.transcript() == _committed("resq-async-poll")
+    finally:
+        visit.close()

@@ -27,7 +27,9 @@ function startRuntime() {
     runtime = state;
     return state;
   }
-  const worker = new Worker(new URL("worker.mjs", import.meta.url), { type: "module" });
+  const script = new URL("worker.mjs", import.meta.url);
+  if (globalThis.TRYIT_SIMULATE_NO_JSPI) script.search = "?nojspi"; // tests only
+  const worker = new Worker(script, { type: "module" });
   state.worker = worker;
   let watchdog;
   const fail = (reason) => {

@@ -3,6 +3,13 @@
 // (`tryit.browser.handle`). No stepping logic lives here.
 
 const BASE = new URL("../../_tryit/", import.meta.url);
+
+// `worker.mjs?nojspi` behaves like a browser without JSPI (Safari, Firefox today): the tests
+// use it to check that sync recipes then show their recorded transcript and say why.
+if (new URL(import.meta.url).searchParams.has("nojspi")) {
+  delete WebAssembly.Suspending;
+  delete WebAssembly.promising;
+}
 const PYODIDE = new URL("pyodide/", BASE);
 
 let bytes = 0;
