@@ -39,7 +39,7 @@ from hedron_core.document import render_document
 
 TOKEN = secrets.token_urlsafe(32)
 COOKIE = f"hedron_csrf={TOKEN}"
-ROUNDS = 5
+ROUNDS = 7
 
 
 def make_page() -> Page:
@@ -237,15 +237,23 @@ def main() -> None:
     )
     for label, path, bare_path in cases:
         ours, theirs = [], []
-        for _ in range(ROUNDS):
-            ours.append(asyncio.run(asgi_rps(hedron_app, path, 0.6)))
-            theirs.append(asyncio.run(asgi_rps(bare, bare_path, 0.6)))
+        for r in range(ROUNDS):  # alternate which side goes first
+            for side in (0, 1) if r % 2 else (1, 0):
+                if side == 0:
+                    ours.append(asyncio.run(asgi_rps(hedron_app, path, 0.4)))
+                else:
+                    theirs.append(asyncio.run(asgi_rps(bare, bare_path, 0.4)))
         a, b = statistics.median(ours), statistics.median(theirs)
         print(f"  in-process ASGI req/s, {label:<18}{a:>10,.0f}{b:>10,.0f}{a / b:>7.2f}x")
     with Served("make_hedron") as ours_srv, Served("make_bare") as bare_srv:
         for label, path in (("page (full document)", "/page"), ("status fragment", "/status")):
-            ours_http = [http_rps(ours_srv, path, 0.6) for _ in range(ROUNDS)]
-            bare_http = [http_rps(bare_srv, path, 0.6) for _ in range(ROUNDS)]
+            ours_http, bare_http = [], []
+            for r in range(ROUNDS):  # alternate which server goes first
+                for side in (0, 1) if r % 2 else (1, 0):
+                    if side == 0:
+                        ours_http.append(http_rps(ours_srv, path, 0.6))
+                    else:
+                        bare_http.append(http_rps(bare_srv, path, 0.6))
             for i, kind in enumerate(("req/s (wall)", "req/server-CPU-s")):
                 a = statistics.median(x[i] for x in ours_http)
                 b = statistics.median(x[i] for x in bare_http)
