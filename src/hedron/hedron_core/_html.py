@@ -71,6 +71,21 @@ class TrustedURL(str):
     __slots__ = ()
 
 
+# Short values repeat a lot (class names, roles, labels): remember their escaped form.
+_CACHE_MAX_LEN = 64
+_CACHE_MAX_SIZE = 4096
+_text_cache: dict[str, str] = {}
+_attr_cache: dict[str, str] = {}
+
+
+def _remember(cache: dict[str, str], value: str, escaped: str) -> str:
+    if len(value) <= _CACHE_MAX_LEN:
+        if len(cache) >= _CACHE_MAX_SIZE:
+            cache.clear()
+        cache[value] = escaped
+    return escaped
+
+
 def escape_text(value: str) -> str:
     """Escape ``value`` for use as element text (``&``, ``<``, ``>``; control chars dropped).
 
@@ -78,11 +93,15 @@ def escape_text(value: str) -> str:
         >>> escape_text("<b>&")
         '&lt;b&gt;&amp;'
     """
-    if not _TEXT_SPECIAL.search(value):
-        return value
-    if _CONTROL.search(value):
-        value = _CONTROL.sub("", value)
-    return value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    cached = _text_cache.get(value)
+    if cached is not None:
+        return cached
+    escaped = value
+    if _TEXT_SPECIAL.search(value):
+        if _CONTROL.search(value):
+            escaped = _CONTROL.sub("", value)
+        escaped = escaped.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    return _remember(_text_cache, value, escaped)
 
 
 def escape_attr(value: str) -> str:
@@ -92,18 +111,22 @@ def escape_attr(value: str) -> str:
         >>> escape_attr('a"b')
         'a&quot;b'
     """
-    if not _ATTR_SPECIAL.search(value):
-        return value
-    if _CONTROL.search(value):
-        value = _CONTROL.sub("", value)
-    return (
-        value.replace("&", "&amp;")
-        .replace("<", "&lt;")
-        .replace(">", "&gt;")
-        .replace('"', "&quot;")
-        .replace("'", "&#x27;")
-        .replace("`", "&#x60;")
-    )
+    cached = _attr_cache.get(value)
+    if cached is not None:
+        return cached
+    escaped = value
+    if _ATTR_SPECIAL.search(value):
+        if _CONTROL.search(value):
+            escaped = _CONTROL.sub("", value)
+        escaped = (
+            escaped.replace("&", "&amp;")
+            .replace("<", "&lt;")
+            .replace(">", "&gt;")
+            .replace('"', "&quot;")
+            .replace("'", "&#x27;")
+            .replace("`", "&#x60;")
+        )
+    return _remember(_attr_cache, value, escaped)
 
 
 _URL_BAD_CHARS = re.compile(r"[\x00-\x20\x7f\s]")
@@ -197,16 +220,14 @@ def element(
                 raise TypeError(f"<{tag}> {name}: attribute values must be str or bool")
             if name in URL_ATTRIBUTES:
                 check_url(value, where=f"<{tag}> {name}")
-            if _ATTR_SPECIAL.search(value):
-                value = escape_attr(value)
-            out += f' {name}="{value}"'
+            escaped = _attr_cache.get(value)
+            if escaped is None:
+                escaped = escape_attr(value)
+            out += f' {name}="{escaped}"'
     if tag in _VOID:
         return Html(out + ">")
     inner = "".join(
-        [
-            c if isinstance(c, Html) or not _TEXT_SPECIAL.search(c) else escape_text(c)
-            for c in children
-        ]
+        [c if isinstance(c, Html) else (_text_cache.get(c) or escape_text(c)) for c in children]
     )
     return Html(f"{out}>{inner}</{tag}>")
 
