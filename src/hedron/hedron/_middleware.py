@@ -43,6 +43,7 @@ class HedronMiddleware:
     def __init__(self, app: ASGIApp, *, secret: str, profile: Profile = "standard") -> None:
         self.app = app
         self.headers = security_headers(profile)
+        self._names = frozenset(name for name, _ in self.headers)
         secure = profile == "strict"
         self.sessions = SessionCodec(secret, secure=secure)
         self._csrf_attrs = "; Path=/; SameSite=Lax; HttpOnly" + ("; Secure" if secure else "")
@@ -72,8 +73,12 @@ class HedronMiddleware:
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
                 headers: list[Any] = list(message.get("headers", ()))
-                present = {name.lower() for name, _ in headers}
-                headers.extend(h for h in self.headers if h[0] not in present)
+                names = self._names
+                if any(name.lower() in names for name, _ in headers):
+                    present = {name.lower() for name, _ in headers}
+                    headers.extend(h for h in self.headers if h[0] not in present)
+                else:
+                    headers.extend(self.headers)
                 if set_csrf is not None:
                     headers.append((b"set-cookie", set_csrf))
                 current = scope["session"]
