@@ -391,3 +391,17 @@ async def test_session_cookie_written_only_when_changed_and_cleared_when_emptied
     async with httpx.AsyncClient(transport=other_transport, base_url="http://test") as c:
         c.cookies.set("hedron_session", signed)
         assert (await c.get("/read")).json() == {}  # another key: signature refused
+
+
+async def test_route_can_set_its_own_security_header() -> None:
+    app = Hedron(title="H", session_secret=SECRET)
+
+    @app.get("/framed")
+    async def framed() -> PlainTextResponse:
+        return PlainTextResponse("x", headers={"X-Frame-Options": "SAMEORIGIN"})
+
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://test") as c:
+        r = await c.get("/framed")
+    assert r.headers.get_list("x-frame-options") == ["SAMEORIGIN"]
+    assert len(r.headers.get_list("content-security-policy")) == 1
