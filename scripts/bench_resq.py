@@ -19,8 +19,10 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+import cProfile
 import gc
 import os
+import pstats
 import selectors
 import socket
 import statistics
@@ -104,6 +106,13 @@ def _timed(fn: Callable[[], object], attempts: int) -> Timing:
     return (time.perf_counter() - t) / attempts, (time.process_time() - cpu) / attempts
 
 
+def _calls(fn: Callable[[], object]) -> int:
+    """Python function calls made by ``fn``: a deterministic cost measure, immune to load."""
+    profiler = cProfile.Profile()
+    profiler.runcall(fn)
+    return int(pstats.Stats(profiler).total_calls)  # type: ignore[attr-defined]
+
+
 def _medians(resq_t: list[Timing], raw_t: list[Timing]) -> tuple[float, ...]:
     rw, rc = (statistics.median(x) for x in zip(*resq_t, strict=True))
     bw, bc = (statistics.median(x) for x in zip(*raw_t, strict=True))
@@ -157,6 +166,43 @@ def bench_overhead(base: str, attempts: int, rounds: int) -> list[tuple[str, tup
 
         pair = _pair(lambda: _timed(resq_get, few), lambda: _timed(raw_get, few), rounds)
         rows.append(("Requests vs requests.get (new connections)", pair))
+
+    class Canned(requests.adapters.BaseAdapter):
+        """No network at all: the worst case for resq, whose bookkeeping is all that is left."""
+
+        def send(self, request: Any, *args: Any, **kwargs: Any) -> requests.Response:
+            r = requests.Response()
+            r.status_code, r.reason, r._content, r.url = 503, "Service Unavailable", b"ok", url
+            r.request = request
+            return r
+
+        def close(self) -> None:
+            pass
+
+    with (
+        requests.Session() as raw_c,
+        Session(base, adapter="requests", transport=Canned()) as canned,
+    ):
+        raw_c.mount("http://", Canned())
+        n = attempts * 10
+
+        def raw_canned() -> None:
+            for _ in range(n):
+                if raw_c.get(url).ok:
+                    break
+
+        def resq_canned() -> None:
+            poll(canned.get("/fail"), 3600, 0, max_attempts=n)
+
+        pair = _pair(lambda: _timed(resq_canned, n), lambda: _timed(raw_canned, n), rounds)
+        rows.append(("Session vs requests.Session, no network", pair))
+        calls_resq, calls_raw = _calls(resq_canned) / n, _calls(raw_canned) / n
+        rows.append(
+            (
+                "  Python calls per attempt, no network",
+                (calls_resq, calls_raw, calls_resq / calls_raw),
+            )
+        )
 
     async def async_pair() -> tuple[float, ...]:
         resq_t: list[Timing] = []
@@ -292,7 +338,11 @@ def main() -> None:
         )
         print(f"   {'pair':43} {'resq wall':>10} {'raw wall':>9} {'ratio':>6}   "
               f"{'resq cpu':>9} {'raw cpu':>8} {'ratio':>6}")  # fmt: skip
-        for name, (rw, bw, wr, rc, bc, cr) in bench_overhead(base, attempts, rounds):
+        for name, values in bench_overhead(base, attempts, rounds):
+            if len(values) == 3:
+                print(f"   {name:43} {values[0]:8.0f}   {values[1]:7.0f}   {values[2]:5.3f}x")
+                continue
+            rw, bw, wr, rc, bc, cr = values
             print(f"   {name:43} {rw * 1e3:8.3f}ms {bw * 1e3:7.3f}ms {wr:5.3f}x   "
                   f"{rc * 1e3:7.3f}ms {bc * 1e3:6.3f}ms {cr:5.3f}x")  # fmt: skip
         print("\n2. window overshoot in real time (goal: overshoot <= one request, 0 late starts)")
