@@ -51,18 +51,23 @@ class Preview(Component):
         return element("div", {"class": "h-preview", "hx-disable": True}, [inner])
 
 
+def _plain(text: str) -> str:
+    """Docstring markup (````code````) shown as plain text."""
+    return text.replace("``", "")
+
+
 def _entry(info: ComponentInfo) -> Card:
     rows = [
         [
             p.name,
             p.annotation,
             "required" if p.required else (p.default or ""),
-            p.description,
+            _plain(p.description),
         ]
         for p in info.props
     ]
     return Card(
-        Text(info.summary),
+        Text(_plain(info.summary)),
         Preview(info.example, name=info.name),
         Table(["Prop", "Type", "Default", "Description"], rows, caption=f"{info.name} props"),
         Code(repr(info.example)),
