@@ -405,3 +405,27 @@ async def test_route_can_set_its_own_security_header() -> None:
         r = await c.get("/framed")
     assert r.headers.get_list("x-frame-options") == ["SAMEORIGIN"]
     assert len(r.headers.get_list("content-security-policy")) == 1
+
+
+async def test_sync_handlers_run_inline_in_the_browser_runtime(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    import threading
+
+    import hedron._app
+
+    app = Hedron(title="P", session_secret=SECRET)
+    threads: list[int] = []
+
+    @app.page("/")
+    def home() -> Page:
+        threads.append(threading.get_ident())
+        return Page(Text("x"))
+
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://test") as c:
+        await c.get("/")  # CPython: a worker thread, as FastAPI does for `def` endpoints
+        monkeypatch.setattr(hedron._app, "_IN_BROWSER", True)
+        await c.get("/")  # Pyodide has no threads: called on the event loop's thread
+    assert threads[0] != threading.get_ident()
+    assert threads[1] == threading.get_ident()
