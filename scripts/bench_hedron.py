@@ -228,7 +228,7 @@ def main() -> None:
     hedron_app, bare = build_apps()
     print("hedron vs bare FastAPI (same HTML); median of", ROUNDS, "interleaved rounds")
     print("(in-process: requests per CPU-second of the benchmark process)")
-    print(f"{'':42}{'hedron':>10}{'bare':>10}{'ratio':>8}")
+    print(f"{'':50}{'hedron':>10}{'bare':>10}{'ratio':>8}")
     cases = (
         ("page vs constant HTML", "/page", "/page"),
         ("fragment vs constant", "/status", "/status"),
@@ -244,7 +244,8 @@ def main() -> None:
                 else:
                     theirs.append(asyncio.run(asgi_rps(bare, bare_path, 0.4)))
         a, b = statistics.median(ours), statistics.median(theirs)
-        print(f"  in-process ASGI req/s, {label:<18}{a:>10,.0f}{b:>10,.0f}{a / b:>7.2f}x")
+        name = f"in-process req/CPU-s, {label}"
+        print(f"  {name:<48}{a:>10,.0f}{b:>10,.0f}{a / b:>7.2f}x")
     with Served("make_hedron") as ours_srv, Served("make_bare") as bare_srv:
         for label, path in (("page (full document)", "/page"), ("status fragment", "/status")):
             ours_http, bare_http = [], []
@@ -258,7 +259,7 @@ def main() -> None:
                 a = statistics.median(x[i] for x in ours_http)
                 b = statistics.median(x[i] for x in bare_http)
                 name = f"uvicorn {kind}, {label}"
-                print(f"  {name:<40}{a:>10,.0f}{b:>10,.0f}{a / b:>7.2f}x")
+                print(f"  {name:<48}{a:>10,.0f}{b:>10,.0f}{a / b:>7.2f}x")
 
     rows = 1000
     text_rows = [[f"job-{i}", "succeeded", i, f"note <{i}> & more"] for i in range(rows)]
