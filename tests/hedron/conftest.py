@@ -2,22 +2,18 @@
 
 from __future__ import annotations
 
-import secrets
 import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from hedron_support import ROOT
 
-ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from tests._support.live_server import live_server, serve  # noqa: E402, F401
-
-#: A session secret strong enough for every profile (tests must not warn by accident).
-SECRET = secrets.token_urlsafe(48)
+from tests._support.live_server import live_server, serve  # noqa: F401
 
 CHROMIUM_ARGS = [
     "--no-sandbox",

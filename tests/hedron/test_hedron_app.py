@@ -8,9 +8,9 @@ from typing import Any
 
 import httpx
 import pytest
-from conftest import SECRET
 from fastapi import Depends, Form, Request
 from fastapi.responses import JSONResponse, PlainTextResponse
+from hedron_support import SECRET
 
 from hedron import Alert, Hedron, Page, Status, Text, fragment
 from hedron import Form as HForm

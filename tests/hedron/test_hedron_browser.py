@@ -7,8 +7,8 @@ import time
 from typing import Any
 
 import pytest
-from conftest import SECRET
 from fastapi import Request
+from hedron_support import SECRET
 
 from hedron import ComponentRef, Hedron, Page, Poll, Status, Text
 from hedron.responses import fragment

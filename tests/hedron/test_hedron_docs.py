@@ -7,7 +7,7 @@ from typing import Any
 
 import httpx
 import pytest
-from conftest import ROOT, SECRET
+from hedron_support import ROOT, SECRET
 
 from hedron import Hedron, Page, Text
 from hedron_core import render

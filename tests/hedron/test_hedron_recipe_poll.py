@@ -9,7 +9,7 @@ from types import ModuleType
 
 import httpx
 import pytest
-from conftest import ROOT, SECRET
+from hedron_support import ROOT, SECRET
 
 RECIPE = ROOT / "recipes" / "poll-component" / "app.py"
 

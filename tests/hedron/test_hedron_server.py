@@ -7,7 +7,7 @@ import sys
 from typing import Any
 
 import requests
-from conftest import SECRET
+from hedron_support import SECRET
 
 from hedron import ComponentRef, Hedron, Page, Poll, Status, Text, fragment
 from hedron_core.htmx import STOP_POLLING_STATUS
