@@ -155,21 +155,34 @@ def test_widget_is_keyboard_operable_and_respects_reduced_motion(visit: Visit) -
     assert live.get_attribute("aria-live") == "polite"
 
 
-def test_fallback_shows_the_recorded_transcript_when_the_runtime_hangs(
-    chromium: Any, built_site: Path
-) -> None:
-    # A server that sends wasm with a wrong type makes Pyodide hang without an error.
+def test_fallback_when_wasm_is_served_with_a_wrong_type(chromium: Any, built_site: Path) -> None:
+    # Pyodide itself would hang without an error; the widget says why and shows the record.
     with StaticServer(built_site, mime_types={".wasm": "application/octet-stream"}) as server:
         visit = Visit(chromium, server.url)
         try:
-            visit.page.add_init_script("globalThis.TRYIT_STALL_MS = 4000")
             visit.goto(f"recipes/{RECIPES[0]}/")
             visit.click("step", timeout=LOAD_MS)
             assert visit.state() == "fallback"
             assert visit.transcript() == _committed(RECIPES[0])
             status = visit.widget().locator(".tryit__status").inner_text()
             assert "recorded by the test suite" in status
-            assert "timed out" in status
+            assert 'pyodide.asm.wasm as "application/octet-stream"' in status
+        finally:
+            visit.close()
+
+
+def test_fallback_when_the_runtime_stops_making_progress(chromium: Any, built_site: Path) -> None:
+    # The stall watchdog: a runtime file that never arrives (the request is held) gives up.
+    with StaticServer(built_site) as server:
+        visit = Visit(chromium, server.url)
+        try:
+            visit.page.route("**/python_stdlib.zip", lambda route: None)  # never answered
+            visit.page.add_init_script("globalThis.TRYIT_STALL_MS = 3000")
+            visit.goto(f"recipes/{RECIPES[0]}/")
+            visit.click("step", timeout=LOAD_MS)
+            assert visit.state() == "fallback"
+            assert "timed out" in visit.widget().locator(".tryit__status").inner_text()
+            assert visit.transcript() == _committed(RECIPES[0])
         finally:
             visit.close()
 

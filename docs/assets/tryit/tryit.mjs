@@ -4,10 +4,11 @@
 // what Python answers: transcript lines, and HTML swaps done by the real htmx served by the site.
 
 const BASE = new URL("../../_tryit/", import.meta.url);
-// No progress for this long while the runtime downloads and starts: give up (a server that
-// sends wasm with a wrong MIME type makes Pyodide hang silently). Once Python runs, importing
-// the libraries blocks the worker without progress events, so a slow machine gets longer.
-const STALL_MS = () => globalThis.TRYIT_STALL_MS || 20000;
+// No progress for this long: give up and show the recorded transcript. The known silent hang
+// (wasm served with a wrong MIME type) is detected at once by the worker; this guards against
+// anything else. Starting the interpreter and importing the libraries send no progress events
+// and take several seconds on a slow machine, hence the generous limits.
+const STALL_MS = () => globalThis.TRYIT_STALL_MS || 60000;
 const PYTHON_STALL_MS = 180000;
 const reducedMotion = matchMedia("(prefers-reduced-motion: reduce)");
 

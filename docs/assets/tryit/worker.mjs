@@ -25,8 +25,11 @@ function report(force) {
   }
 }
 
+const stageTimes = {}; // ms since the worker started, when each stage began (for the benchmark)
+
 function setStage(name) {
   stage = name;
+  stageTimes[name] = Math.round(performance.now());
   report(true);
 }
 
@@ -34,6 +37,13 @@ function setStage(name) {
 const realFetch = self.fetch.bind(self);
 self.fetch = async (input, init) => {
   const response = await realFetch(input, init);
+  const type = response.headers.get("content-type") || "";
+  if (response.url.endsWith(".wasm") && !type.startsWith("application/wasm")) {
+    // Pyodide would hang here without an error: say what is wrong instead.
+    const reason = `the server sends ${response.url.split("/").pop()} as "${type}", not application/wasm`;
+    postMessage({ kind: "failed", reason });
+    throw new Error(reason);
+  }
   if (!response.ok || !response.body) return response;
   const counter = new TransformStream({
     transform(chunk, controller) {
@@ -85,6 +95,7 @@ async function boot() {
     bytes: Math.max(bytes, transferred),
     python: info.python,
     jspi,
+    stages: stageTimes,
   });
 }
 

@@ -10,12 +10,14 @@ from dataclasses import dataclass
 from html.parser import HTMLParser
 
 MAX_SEEN = 72
-_OPAQUE = re.compile(r"(?<![\w-])(?=[\w-]*\d)[A-Za-z0-9_-]{16,}(?![\w-])")
+_OPAQUE = re.compile(
+    r"(?<![\w-])(?=[\w-]*(?:\d|[A-Z][\w-]*[a-z]|[a-z][\w-]*[A-Z]))[A-Za-z0-9_-]{16,}(?![\w-])"
+)
 
 
 def redact(text: str) -> str:
-    """Replace opaque ids (16+ url-safe characters, a digit among them) by ``<id>``: job ids
-    differ on every run, the transcript must not."""
+    """Replace opaque ids (16+ url-safe characters mixing digits or cases) by ``<id>``: job
+    ids differ on every run, the transcript must not."""
     return _OPAQUE.sub("<id>", text)
 
 
