@@ -1,44 +1,8 @@
-"""Fixtures for the jobs tests: real uvicorn servers (shared helper) and headless Chromium."""
+"""Fixtures for the jobs tests: real uvicorn servers (shared helper).
+
+Headless Chromium comes from the shared, module-scoped ``chromium`` fixture (tests/conftest.py).
+"""
 
 from __future__ import annotations
 
-import secrets
-import sys
-from collections.abc import Iterator
-from pathlib import Path
-from typing import Any
-
-import pytest
-
-ROOT = Path(__file__).resolve().parents[2]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from tests._support.live_server import live_server, serve  # noqa: E402, F401
-
-JOBS_SECRET = secrets.token_urlsafe(48)
-
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
-]
-
-
-@pytest.fixture(scope="session")
-def jobs_chromium() -> Iterator[Any]:
-    """Debian's Chromium driven by Playwright (never downloads a browser)."""
-    sync_api = pytest.importorskip("playwright.sync_api")
-    if not Path("/usr/bin/chromium").exists():
-        pytest.skip("/usr/bin/chromium is not installed (scripts/bootstrap installs it)")
-    with sync_api.sync_playwright() as pw:
-        browser = pw.chromium.launch(
-            executable_path="/usr/bin/chromium", args=CHROMIUM_ARGS, headless=True
-        )
-        try:
-            yield browser
-        finally:
-            browser.close()
+from tests._support.live_server import live_server, serve  # noqa: F401

@@ -10,8 +10,8 @@ from typing import Any
 
 import pytest
 from _recipes import load_recipe_module
-from conftest import JOBS_SECRET
 from fastapi import Request
+from jobs_support import JOBS_SECRET
 
 from hedron import ComponentRef, Hedron, Page, Poll, Status
 from hedron.jobs import JobScope, TaskFlow
@@ -34,8 +34,8 @@ def taskflow_recipe() -> Iterator[ModuleType]:
 
 
 @pytest.fixture
-def page(jobs_chromium: Any) -> Iterator[Any]:
-    context = jobs_chromium.new_context()
+def page(chromium: Any) -> Iterator[Any]:
+    context = chromium.new_context()
     page = context.new_page()
     page.problems = []  # console errors and failed requests, checked by each test
     page.on("console", lambda m: page.problems.append(m.text) if m.type == "error" else None)

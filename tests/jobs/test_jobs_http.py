@@ -7,8 +7,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from conftest import JOBS_SECRET
 from fastapi import FastAPI, HTTPException, Request
+from jobs_support import JOBS_SECRET
 
 from hedron import Hedron
 from hedron.jobs import (

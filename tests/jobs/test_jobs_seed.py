@@ -76,9 +76,9 @@ def test_seed_app_under_uvicorn(live_server: Callable[..., str]) -> None:
 
 
 @pytest.mark.browser
-def test_seed_app_in_chromium(live_server: Callable[..., str], jobs_chromium: Any) -> None:
+def test_seed_app_in_chromium(live_server: Callable[..., str], chromium: Any) -> None:
     base = live_server(seed_app.app)
-    context = jobs_chromium.new_context()
+    context = chromium.new_context()
     try:
         page = context.new_page()
         statuses: list[int] = []

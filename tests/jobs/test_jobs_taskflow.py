@@ -8,8 +8,8 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from conftest import JOBS_SECRET
 from fastapi import Request
+from jobs_support import JOBS_SECRET
 
 from hedron import Field, Hedron, Input, Page
 from hedron.jobs import JobScope, TaskFlow

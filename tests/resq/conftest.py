@@ -2,22 +2,15 @@
 
 from __future__ import annotations
 
-import sys
 import uuid
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
 import requests
+from resq_app import app
 
-ROOT = Path(__file__).resolve().parents[2]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from resq_app import app  # noqa: E402
-
-from tests._support.live_server import live_server, refused_url, serve  # noqa: E402, F401
+from tests._support.live_server import live_server, refused_url, serve  # noqa: F401
 
 
 @pytest.fixture(scope="session")
