@@ -5,6 +5,7 @@
 - Generated pages: one page per recipe (``recipes/<name>.md``, files included byte for byte
   with snippets), the recipes index, and one page per hedron component when hedron exposes a
   component registry.
+- Widgets on topic pages: a line ``<!-- tryit: NAME -->`` becomes that recipe's widget.
 - Nav: sections are completed from what exists (see ``site_pages.expand_nav``).
 - Runtime: the "Try it" runtime (``scripts/site/runtime.py``) is built (cached) before the
   build and copied into the site under ``_tryit/``. Set ``TRYIT_SKIP_RUNTIME=1`` to build the
@@ -70,6 +71,14 @@ def on_files(files: Any, config: Any) -> Any:
         if files.get_file_from_path(uri) is None:
             files.append(File.generated(config, uri, content=content))
     return files
+
+
+def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
+    """Topic pages embed a recipe's widget with a ``<!-- tryit: NAME -->`` line."""
+    if "tryit:" not in markdown:
+        return markdown
+    recipes = site_pages.read_recipes(ROOT)
+    return site_pages.embed_widgets(markdown, recipes, page.file.src_uri)
 
 
 def on_post_build(config: Any) -> None:

@@ -7,6 +7,7 @@ Recipe pages never copy code: they include the recipe's files with ``pymdownx.sn
 from __future__ import annotations
 
 import html
+import re
 import tomllib
 from dataclasses import dataclass
 from pathlib import Path
@@ -70,16 +71,43 @@ request. The Python runtime (about 16&nbsp;MB) loads on the first click.</p>
 """
 
 
+def widget_block(recipe: RecipeInfo) -> str:
+    """The widget followed by the recorded transcript (included, and the widget's fallback)."""
+    out = [widget_html(recipe), ""]
+    out += ['??? note tryit-recorded "Recorded transcript (what the test suite asserts)"', ""]
+    if recipe.has_transcript:
+        transcript = f"recipes/{recipe.name}/transcript.txt"
+        out += ["    ```text", f'    --8<-- "{transcript}"', "    ```", ""]
+    else:  # a recipe that just landed: `python scripts/site/transcripts.py --update` records it
+        out += ["    No transcript has been recorded for this recipe yet.", ""]
+    return "\n".join(out)
+
+
+_MARKER = re.compile(r"^<!--\s*tryit:\s*([\w-]+)\s*-->[ \t]*$", re.MULTILINE)
+
+
+def embed_widgets(markdown: str, recipes: list[RecipeInfo], where: str) -> str:
+    """Replace each ``<!-- tryit: NAME -->`` line of a topic page by that recipe's widget.
+
+    Raises:
+        ValueError: the marker names no recipe.
+    """
+    by_name = {r.name: r for r in recipes}
+
+    def replace(match: re.Match[str]) -> str:
+        name = match.group(1)
+        if name not in by_name:
+            raise ValueError(f"{where}: <!-- tryit: {name} --> names no recipe under recipes/")
+        return widget_block(by_name[name])
+
+    return _MARKER.sub(replace, markdown)
+
+
 def recipe_page(recipe: RecipeInfo) -> str:
     """Markdown of ``recipes/<name>.md``: text, widget, files (included), how to run it."""
     base = f"recipes/{recipe.name}"
     out = [f"# {recipe.title}", "", recipe.summary, "", f'--8<-- "{base}/page.md"', ""]
-    out += ["## Try it", "", widget_html(recipe), ""]
-    out += ['??? note tryit-recorded "Recorded transcript (what the test suite asserts)"', ""]
-    if recipe.has_transcript:
-        out += ["    ```text", f'    --8<-- "{base}/transcript.txt"', "    ```", ""]
-    else:  # a recipe that just landed: `python scripts/site/transcripts.py --update` records it
-        out += ["    No transcript has been recorded for this recipe yet.", ""]
+    out += ["## Try it", "", widget_block(recipe), ""]
     out += ["## The code", ""]
     for file in recipe.files:
         lang = LANGS.get(Path(file).suffix, "text")

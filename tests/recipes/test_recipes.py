@@ -6,7 +6,6 @@ on CPython. Regenerate transcripts with ``python scripts/site/transcripts.py --u
 
 from __future__ import annotations
 
-import asyncio
 import contextlib
 import io
 import tomllib
@@ -14,7 +13,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 import pytest
-from tryit import load_recipe, open_demo, recipe_names, recipes_root, run_to_end
+from tryit import load_recipe, open_demo, recipe_names, recipes_root, run_blocking, run_to_end
 from tryit._record import as_text
 
 from resq import Requests
@@ -74,7 +73,7 @@ def test_each_step_is_one_request_and_stepping_equals_running(name: str) -> None
             await stepper.close()
         return steps
 
-    steps = asyncio.run(go())
+    steps = run_blocking(go)
     assert [line for step in steps for line in step] == committed
     for lines in steps:
         requests = [line for line in lines if " -> " in line]
@@ -96,7 +95,7 @@ def test_reset_in_the_middle_then_run_again_gives_the_same_transcript(name: str)
         finally:
             await second.close()
 
-    assert asyncio.run(go()) == committed
+    assert run_blocking(go) == committed
 
 
 def test_window_elapsed_is_reported_and_terminal_state_is_named() -> None:
@@ -135,7 +134,7 @@ def _client_for(name: str, base_url: str) -> Callable[[], object]:
             async with Requests(base_url, adapter="httpx", timeout=5) as client:
                 return await main(client)
 
-        return lambda: asyncio.run(run_async())
+        return lambda: run_blocking(run_async)
 
     def run_sync() -> object:
         with Requests(base_url, adapter="requests", timeout=5) as client:

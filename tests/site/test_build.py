@@ -50,14 +50,17 @@ def test_recipe_pages_include_rather_than_copy() -> None:
         assert (ROOT / "recipes" / info.name / file).read_text().splitlines()[0] not in markdown
 
 
-def test_no_page_loads_anything_from_another_origin(built_site: Path) -> None:
+def test_no_page_loads_anything_from_another_origin(
+    built_site: Path, site_server: StaticServer
+) -> None:
     offenders = []
-    loaders = re.compile(
-        r'<(?:script|link|img|iframe|source)\b[^>]*(?:src|href)="(https?:)?//', re.I
-    )
+    tags = r"<(?:script|link|img|iframe|source)\b[^>]*"
+    loaders = re.compile(tags + r'(?:src|href)="((?:https?:)?//[^"]*)"', re.I)
+    own = site_server.url  # absolute links to the site itself (canonical) are fine
     for path in built_site.rglob("*.html"):
-        if loaders.search(path.read_text(encoding="utf-8")):
-            offenders.append(str(path.relative_to(built_site)))
+        for url in loaders.findall(path.read_text(encoding="utf-8")):
+            if not url.startswith(own):
+                offenders.append(f"{path.relative_to(built_site)}: {url}")
     for path in built_site.rglob("*.css"):
         if re.search(r"url\((['\"]?)(https?:)?//", path.read_text(encoding="utf-8")):
             offenders.append(str(path.relative_to(built_site)))
@@ -122,3 +125,15 @@ def test_component_pages_are_generated_from_the_registry(built_site: Path) -> No
         assert page.exists(), name
     poll = (built_site / "hedron" / "components" / "poll" / "index.html").read_text()
     assert "interval_ms" in poll
+
+
+def test_topic_pages_embed_a_widget_with_a_marker() -> None:
+    recipes = site_pages.read_recipes(ROOT)
+    page = "Intro\n<!-- tryit: resq-sync-poll -->\nMore"
+    out = site_pages.embed_widgets(page, recipes, "resq/polling.md")
+    assert 'data-tryit="resq-sync-poll"' in out
+    assert '--8<-- "recipes/resq-sync-poll/transcript.txt"' in out
+    assert out.startswith("Intro\n")
+    assert out.endswith("\nMore")
+    with pytest.raises(ValueError, match=re.escape("resq/polling.md: <!-- tryit: nope -->")):
+        site_pages.embed_widgets("<!-- tryit: nope -->", recipes, "resq/polling.md")

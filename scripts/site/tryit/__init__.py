@@ -11,7 +11,7 @@ Example:
 from __future__ import annotations
 
 from tryit._recipes import Recipe, load_recipe, recipe_names, recipes_root
-from tryit._stepper import Stepper, StepResult, open_demo, run_to_end
+from tryit._stepper import Stepper, StepResult, open_demo, run_blocking, run_to_end
 
 __all__ = [
     "Recipe",
@@ -21,5 +21,6 @@ __all__ = [
     "open_demo",
     "recipe_names",
     "recipes_root",
+    "run_blocking",
     "run_to_end",
 ]

@@ -195,6 +195,19 @@ def open_demo(name: str, **kwargs: Any) -> Stepper:
     return Stepper(bound, **kwargs)
 
 
+def run_blocking(factory: Callable[[], Coroutine[Any, Any, Any]]) -> Any:
+    """``asyncio.run(factory())`` on CPython, in a helper thread if a loop already runs here
+    (for example inside Playwright's sync API in the same test session)."""
+    try:
+        asyncio.get_running_loop()
+    except RuntimeError:
+        return asyncio.run(factory())
+    from concurrent.futures import ThreadPoolExecutor
+
+    with ThreadPoolExecutor(1) as pool:
+        return pool.submit(lambda: asyncio.run(factory())).result()
+
+
 def run_to_end(name: str) -> list[str]:
     """Run the recipe's scenario to its end on CPython and return the transcript lines."""
 
@@ -206,4 +219,4 @@ def run_to_end(name: str) -> list[str]:
             await stepper.close()
         return result.lines
 
-    return asyncio.run(go())
+    return run_blocking(go)  # type: ignore[no-any-return]
