@@ -65,6 +65,19 @@ def click_to_ready(page: Any, server: StaticServer) -> tuple[float, int, float]:
     return elapsed, runtime_bytes(server), float(info["ms"])
 
 
+# Measured in the page: from the click to the new transcript line being in the DOM.
+CLICK_TO_LINE = """() => new Promise((resolve) => {
+  const list = document.querySelector(".tryit__transcript");
+  const before = list.children.length;
+  const observer = new MutationObserver(() => {
+    if (list.children.length > before) { observer.disconnect(); resolve(performance.now() - t0); }
+  });
+  observer.observe(list, { childList: true });
+  const t0 = performance.now();
+  document.querySelector(".tryit button[data-action='step']").click();
+})"""
+
+
 def step_latencies(page: Any, steps: int) -> tuple[list[float], list[float]]:
     """Reset, then click Step ``steps`` times; (click-to-line ms, worker ms) per step."""
     page.click(".tryit button[data-action='reset']")
@@ -73,10 +86,8 @@ def step_latencies(page: Any, steps: int) -> tuple[list[float], list[float]]:
     for _ in range(steps):
         if page.get_attribute(".tryit", "data-state") == "done":
             break
-        started = time.perf_counter()
-        page.click(".tryit button[data-action='step']")
+        clicks.append(float(page.evaluate(CLICK_TO_LINE)))
         page.wait_for_function(NOT_BUSY)
-        clicks.append((time.perf_counter() - started) * 1000)
         workers.append(float(page.get_attribute(".tryit", "data-last-step-ms") or "nan"))
     return clicks, workers
 
@@ -93,6 +104,35 @@ def next_recipe(page: Any, base_url: str, name: str) -> float:
     page.click(".tryit button[data-action='step']")
     page.wait_for_function(NOT_BUSY)
     return (time.perf_counter() - started) * 1000
+
+
+# The same work without the widget (no worker, no progress, no driver): Pyodide loaded on the
+# main thread from the same files, the same wheels installed, the same libraries imported.
+BASELINE = """<!doctype html><title>baseline</title><script type="module">
+const base = new URL("_tryit/pyodide/", location.href).href;
+const t0 = performance.now();
+const { loadPyodide } = await import(base + "pyodide.mjs");
+const py = await loadPyodide({ indexURL: base, lockFileURL: base + "tryit-lock.json",
+  packageBaseUrl: base });
+await py.loadPackage(["tryit"]);
+await py.runPythonAsync("import fastapi, hedron, httpx, resq");
+window.baselineMs = performance.now() - t0;
+</script>"""
+
+
+def baseline(context: Any, root: Path, base_url: str) -> float:
+    """Seconds the bare runtime takes to be ready on this machine (empty cache)."""
+    path = root / "__bench_baseline.html"
+    path.write_text(BASELINE, encoding="utf-8")
+    try:
+        page = context.new_page()
+        page.goto(base_url + path.name)
+        page.wait_for_function("() => window.baselineMs", timeout=300_000)
+        seconds = float(page.evaluate("window.baselineMs")) / 1000
+        page.close()
+        return seconds
+    finally:
+        path.unlink()
 
 
 def main(argv: list[str]) -> int:
@@ -132,6 +172,9 @@ def main(argv: list[str]) -> int:
                 warm.wait_for_load_state("networkidle")
                 warm_s, warm_bytes, _ = click_to_ready(warm, server)
                 context.close()
+                fresh = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
+                bare_s = baseline(fresh.new_context(), root, server.url)
+                fresh.close()
 
     load = os.getloadavg()
     print(f"\nrecipe {args.recipe}; load average {load[0]:.1f} on {os.cpu_count()} CPUs")
@@ -155,7 +198,11 @@ def main(argv: list[str]) -> int:
     width = max(len(r[0]) for r in rows)
     for name, value, goal in rows:
         print(f"{name:<{width}}  {value:<48} goal {goal}")
-    print(f"cold/goal {cold_s / 3.5:.2f}x, warm/goal {warm_s / 2:.2f}x, ")
+    print(
+        f"bare Pyodide + same wheels + imports on this machine (no widget): {bare_s:.2f} s;"
+        f" widget cold / bare = {cold_s / bare_s:.2f}x"
+    )
+    print(f"cold/goal {cold_s / 3.5:.2f}x, warm/goal {warm_s / 2:.2f}x, ", end="")
     print(f"median step/goal {statistics.median(clicks) / 20:.2f}x")
     return 0
 
