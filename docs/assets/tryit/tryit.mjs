@@ -94,6 +94,10 @@ class Widget {
   constructor(root) {
     this.root = root;
     this.recipe = root.dataset.tryit;
+    // One Python session per widget placement (a page may show a recipe twice); revisiting the
+    // page reuses it, and the first Step of a new widget starts it afresh.
+    const index = [...document.querySelectorAll(".tryit")].indexOf(root);
+    this.session = `${this.recipe}@${location.pathname}#${index}`;
     this.status = root.querySelector(".tryit__status");
     this.progress = root.querySelector(".tryit__progress");
     this.panel = root.querySelector(".tryit__panel");
@@ -166,7 +170,8 @@ class Widget {
       return;
     }
     this.root.dataset.state = "running";
-    const reply = await rt.send({ action, recipe: this.recipe, fresh: this.fresh });
+    const message = { action, recipe: this.recipe, session: this.session, fresh: this.fresh };
+    const reply = await rt.send(message);
     this.fresh = false;
     const result = reply.result;
     if (result.unsupported) {
@@ -208,7 +213,7 @@ class Widget {
 
   async reset() {
     if (runtime && runtime.info && !this.fresh) {
-      await runtime.send({ action: "reset", recipe: this.recipe });
+      await runtime.send({ action: "reset", recipe: this.recipe, session: this.session });
     }
     this.fresh = true;
     this.finished = false;

@@ -1,7 +1,8 @@
 """Entry points of the site's Web Worker (runs inside Pyodide only).
 
 The worker's JavaScript only relays messages: :func:`boot` once, then :func:`handle` for every
-click (``{"action": "step" | "run" | "reset", "recipe": name, "fresh": bool}``), which answers
+click (``{"action": "step" | "run" | "reset", "recipe": name, "session": widget key,
+"fresh": bool}``), which answers
 with a :class:`tryit.StepResult` as JSON. All stepping logic is here, in Python.
 
 Pyodide has no threads, so :func:`install_inline_threadpool` makes anyio's thread offload
@@ -65,8 +66,9 @@ async def handle(message: str) -> str:
     action, name = msg.get("action"), msg.get("recipe")
     if not isinstance(name, str):
         raise ValueError("handle(): message needs a 'recipe' name")
+    key = str(msg.get("session") or name)  # one session per widget on the page
     if action == "reset" or msg.get("fresh"):
-        old = _demos.pop(name, None)
+        old = _demos.pop(key, None)
         if old is not None:
             await old.close()
         if action == "reset":
@@ -76,8 +78,8 @@ async def handle(message: str) -> str:
     if _needs_blocking(name) and not can_block():
         reason = "this browser cannot pause synchronous Python code (no JSPI)"
         return json.dumps({**StepResult().as_dict(), "unsupported": reason})
-    stepper = _demos.get(name)
+    stepper = _demos.get(key)
     if stepper is None:
-        stepper = _demos[name] = open_demo(name)
+        stepper = _demos[key] = open_demo(name)
     result = await (stepper.step() if action == "step" else stepper.run_to_end())
     return json.dumps(result.as_dict())
