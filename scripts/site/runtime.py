@@ -7,7 +7,8 @@ Steps (each cached; rerun only when its inputs change):
    Pyodide platform (pure wheels plus the wasm builds of compiled ones);
 3. fresh wheels of this repository's ``resq`` and ``hedron`` distributions and of the
    ``tryit`` driver (which carries the recipes as package data);
-4. a lockfile of our own (sha256, depends, imports) that ``loadPyodide`` is pointed at;
+4. a lockfile of our own (sha256, depends, imports) that ``loadPyodide`` is pointed at, and
+   the standard library without the parts no recipe can use in a browser (``STDLIB_DROP``);
 5. htmx, taken from hedron's build (same pinned npm package).
 
 The MkDocs hook (``scripts/site/hooks.py``) calls :func:`build` and copies the result into the
@@ -53,6 +54,43 @@ PLATFORM_ARGS = [
 ]
 BROWSER_REQUIREMENTS = HERE / "browser-requirements.txt"
 LOCK_NAME = "tryit-lock.json"
+# Standard-library parts no recipe can reach in the browser (debuggers, test runners, REPL,
+# mail/ftp protocols, profilers): left out of the served python_stdlib.zip to save bytes.
+STDLIB_DROP = frozenset(
+    [
+        "_pyrepl",
+        "unittest",
+        "pydoc.py",
+        "pydoc_data",
+        "doctest.py",
+        "pdb.py",
+        "bdb.py",
+        "xmlrpc",
+        "wsgiref",
+        "mailbox.py",
+        "imaplib.py",
+        "ftplib.py",
+        "smtplib.py",
+        "poplib.py",
+        "tabnanny.py",
+        "pickletools.py",
+        "profile.py",
+        "cProfile.py",
+        "pstats.py",
+        "trace.py",
+        "timeit.py",
+        "zipapp.py",
+        "idlelib",
+        "tkinter",
+        "turtledemo",
+        "turtle.py",
+        "ensurepip",
+        "venv",
+        "lib2to3",
+        "curses",
+        "dbm",
+    ]
+)
 HTMX = ROOT / "src" / "hedron" / "hedron" / "static" / "vendor" / "htmx.min.js"
 TRYIT_VERSION = "0.1.0"
 
@@ -163,6 +201,14 @@ def build_tryit_wheel() -> Path:
     return folder
 
 
+def trim_stdlib(source: Path, target: Path) -> None:
+    """Copy Pyodide's ``python_stdlib.zip`` without the :data:`STDLIB_DROP` parts."""
+    with zipfile.ZipFile(source) as src, zipfile.ZipFile(target, "w") as out:
+        for info in src.infolist():
+            if info.filename.split("/", 1)[0] not in STDLIB_DROP:
+                out.writestr(info, src.read(info), compress_type=info.compress_type)
+
+
 def build(*, force: bool = False) -> Path:
     """Assemble the runtime folder (Pyodide files, wheels, lockfile, htmx) and return it."""
     if force:
@@ -172,6 +218,7 @@ def build(*, force: bool = False) -> Path:
         hook = _load("hedron_hatch_build", ROOT / "src" / "hedron" / "hatch_build.py")
         hook.ensure_htmx()
     key = "|".join((part / ".stamp").read_text() for part in parts) + _tree_hash(HTMX)
+    key += "|" + ",".join(sorted(STDLIB_DROP))
     if _stamped(RUNTIME, key):
         return RUNTIME
     lockfile = _load("tryit_lockfile", HERE / "lockfile.py")
@@ -183,6 +230,7 @@ def build(*, force: bool = False) -> Path:
         for path in part.iterdir():
             if path.name != ".stamp" and path.name != "pyodide-lock.json":
                 shutil.copy2(path, pyodide_dir / path.name)
+    trim_stdlib(parts[0] / "python_stdlib.zip", pyodide_dir / "python_stdlib.zip")
     info = json.loads((parts[0] / "pyodide-lock.json").read_text())["info"]
     lockfile.write_lock(pyodide_dir, info, pyodide_dir / LOCK_NAME)
     shutil.copy2(HTMX, staging / "htmx.min.js")

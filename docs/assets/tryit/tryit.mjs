@@ -202,9 +202,7 @@ class Widget {
       this.finished = true;
       this.root.dataset.state = "done";
       this.root.dataset.outcome = result.outcome;
-      const which = result.outcome === "terminal" ? "Stopped at a terminal state" :
-        result.outcome === "window" ? "Stopped: the window elapsed" : "Stopped on an error";
-      this.say(`${which}. Reset to run it again.`);
+      this.say(`Stopped (${result.message}). Reset to run it again.`); // Python says which
     } else {
       this.steps = (this.steps || 0) + 1;
       this.say(`Paused after request ${this.steps}. Step sends the next one.`);
