@@ -90,7 +90,8 @@ def build_apps() -> tuple[Hedron, FastAPI]:
 # -- in-process ASGI ---------------------------------------------------------------------
 
 
-async def asgi_rps(app: Any, path: str, seconds: float) -> float:
+async def asgi_rps(app: Any, path: str, seconds: float, expect_body: bytes | None = None) -> float:
+    """Requests per CPU-second of ``app`` for ``GET path`` (optionally checking the body)."""
     scope = {
         "type": "http",
         "asgi": {"version": "3.0"},
@@ -110,11 +111,17 @@ async def asgi_rps(app: Any, path: str, seconds: float) -> float:
         return {"type": "http.request", "body": b"", "more_body": False}
 
     status: list[int] = []
+    body: list[bytes] = []
 
     async def send(message: dict[str, Any]) -> None:
         if message["type"] == "http.response.start":
             status.append(message["status"])
+        elif not body:
+            body.append(message.get("body", b""))
 
+    await app(dict(scope), receive, send)
+    if expect_body is not None and body != [expect_body]:
+        raise SystemExit(f"in-process: {path} answers different HTML on the two sides")
     for _ in range(200):  # warm up
         await app(dict(scope), receive, send)
     count = 0
@@ -180,6 +187,18 @@ class Served:
                 self.proc.wait(5)
 
 
+def http_body(served: Served, path: str) -> bytes:
+    """One GET of ``path`` with the benchmark's cookie; the response body."""
+    conn = http.client.HTTPConnection("127.0.0.1", served.port, timeout=10)
+    try:
+        conn.request("GET", path, headers={"Cookie": COOKIE})
+        response = conn.getresponse()
+        assert response.status == 200, (path, response.status)
+        return response.read()
+    finally:
+        conn.close()
+
+
 def http_rps(served: Served, path: str, seconds: float) -> tuple[float, float]:
     """(requests per wall-clock second, requests per second of server CPU time)."""
     assert served.proc is not None
@@ -226,7 +245,11 @@ def time_render(make: Callable[[], Any], repeat: int = 20) -> float:
 
 def main() -> None:
     hedron_app, bare = build_apps()
-    print("hedron vs bare FastAPI (same HTML); median of", ROUNDS, "interleaved rounds")
+    expected = {
+        "/page": render_document(make_page(), title="Bench", csrf_token=TOKEN).encode(),
+        "/status": render(Status("Running 3 of 10")).encode(),
+    }
+    print("hedron vs bare FastAPI (same HTML, checked); median of", ROUNDS, "interleaved rounds")
     print("(in-process: requests per CPU-second of the benchmark process)")
     print(f"{'':50}{'hedron':>10}{'bare':>10}{'ratio':>8}")
     cases = (
@@ -240,13 +263,16 @@ def main() -> None:
         for r in range(ROUNDS):  # alternate which side goes first
             for side in (0, 1) if r % 2 else (1, 0):
                 if side == 0:
-                    ours.append(asyncio.run(asgi_rps(hedron_app, path, 0.4)))
+                    ours.append(asyncio.run(asgi_rps(hedron_app, path, 0.4, expected[path])))
                 else:
-                    theirs.append(asyncio.run(asgi_rps(bare, bare_path, 0.4)))
+                    theirs.append(asyncio.run(asgi_rps(bare, bare_path, 0.4, expected[path])))
         a, b = statistics.median(ours), statistics.median(theirs)
         name = f"in-process req/CPU-s, {label}"
         print(f"  {name:<48}{a:>10,.0f}{b:>10,.0f}{a / b:>7.2f}x")
     with Served("make_hedron") as ours_srv, Served("make_bare") as bare_srv:
+        for path in ("/page", "/status"):  # the comparison is only fair for identical bodies
+            if http_body(ours_srv, path) != http_body(bare_srv, path):
+                raise SystemExit(f"hedron and bare answer {path} with different HTML")
         for label, path in (("page (full document)", "/page"), ("status fragment", "/status")):
             ours_http, bare_http = [], []
             for r in range(ROUNDS):  # alternate which server goes first

@@ -29,13 +29,19 @@ _NO_STORE = (b"cache-control", b"no-store")
 _PAGE_HEADERS = (_NO_STORE, (b"vary", b"HX-Request"))
 
 
+_HX_HEADERS = frozenset({b"hx-request", b"hx-boosted", b"hx-history-restore-request"})
+
+
 def is_htmx_request(request: Request) -> bool:
     """``True`` for an htmx request that wants a fragment (not a boost or history restore)."""
-    headers = request.headers
+    seen: dict[bytes, bytes] = {}
+    for name, value in request.scope["headers"]:  # one pass; the first value of each counts
+        if name in _HX_HEADERS and name not in seen:
+            seen[name] = value
     return (
-        headers.get("hx-request") == "true"
-        and headers.get("hx-boosted") != "true"
-        and headers.get("hx-history-restore-request") != "true"
+        seen.get(b"hx-request") == b"true"
+        and seen.get(b"hx-boosted") != b"true"
+        and seen.get(b"hx-history-restore-request") != b"true"
     )
 
 

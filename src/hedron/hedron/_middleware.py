@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import MutableMapping
+from collections.abc import Iterable, MutableMapping
 from typing import Any
 
 from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -25,6 +25,9 @@ CSRF_SCOPE_KEY = "hedron.csrf_token"
 COOKIE_SCOPE_KEY = "hedron.csrf_cookie"
 
 _COOKIES = (CSRF_COOKIE, SESSION_COOKIE)
+# Every cookie in _COOKIES contains it: a Cookie header without it is skipped unparsed.
+_COOKIE_MARK = b"hedron_"
+assert all(_COOKIE_MARK in name.encode("latin-1") for name in _COOKIES)
 
 
 class HedronMiddleware:
@@ -53,7 +56,7 @@ class HedronMiddleware:
         if kind != "http" and kind != "websocket":
             await self.app(scope, receive, send)
             return
-        cookies = read_cookies(scope["headers"], _COOKIES)
+        cookies = read_cookies(scope["headers"], _COOKIES, marker=_COOKIE_MARK)
         raw_session = cookies.get(SESSION_COOKIE)
         session = self.sessions.load(raw_session)
         scope["session"] = session
@@ -72,24 +75,9 @@ class HedronMiddleware:
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
-                headers: list[Any] = list(message.get("headers", ()))
-                names = self._names
-                if any(name.lower() in names for name, _ in headers):
-                    present = {name.lower() for name, _ in headers}
-                    headers.extend(h for h in self.headers if h[0] not in present)
-                else:
-                    headers.extend(self.headers)
-                if set_csrf is not None:
-                    headers.append((b"set-cookie", set_csrf))
-                current = scope["session"]
-                if isinstance(current, dict) and getattr(current, "modified", True):
-                    if current:
-                        headers.append((b"set-cookie", self.sessions.set_cookie_header(current)))
-                    elif raw_session:
-                        headers.append((b"set-cookie", self.sessions.clear_header))
-                if raw_session or (isinstance(current, dict) and current):
-                    _add_vary_cookie(headers)
-                message["headers"] = headers
+                message["headers"] = self._finish_headers(
+                    message.get("headers", ()), scope["session"], raw_session, set_csrf
+                )
             await send(message)
 
         reset = current_csrf_token.set(token)
@@ -98,8 +86,34 @@ class HedronMiddleware:
         finally:
             current_csrf_token.reset(reset)
 
+    def _finish_headers(
+        self,
+        headers: Iterable[tuple[bytes, bytes]],
+        session: object,
+        raw_session: str | None,
+        set_csrf: bytes | None,
+    ) -> list[tuple[bytes, bytes]]:
+        """The response's headers plus the security headers it lacks and the cookies."""
+        out = list(headers)
+        present = {name.lower() for name, _ in out}
+        if present.isdisjoint(self._names):
+            out += self.headers
+        else:
+            out += [h for h in self.headers if h[0] not in present]
+        if set_csrf is not None:
+            out.append((b"set-cookie", set_csrf))
+        is_dict = isinstance(session, dict)
+        if is_dict and getattr(session, "modified", True):
+            if session:
+                out.append((b"set-cookie", self.sessions.set_cookie_header(session)))  # type: ignore[arg-type]
+            elif raw_session:
+                out.append((b"set-cookie", self.sessions.clear_header))
+        if raw_session or (is_dict and session):
+            _add_vary_cookie(out)
+        return out
 
-def _add_vary_cookie(headers: list[Any]) -> None:
+
+def _add_vary_cookie(headers: list[tuple[bytes, bytes]]) -> None:
     for i, (name, value) in enumerate(headers):
         if name.lower() == b"vary":
             if b"cookie" not in value.lower():

@@ -100,11 +100,17 @@ class SessionCodec:
         return f"{SESSION_COOKIE}={data.decode('latin-1')}{self.flags}".encode("latin-1")
 
 
-def read_cookies(headers: Iterable[tuple[bytes, bytes]], names: tuple[str, ...]) -> dict[str, str]:
-    """Pick the first value of each cookie in ``names`` out of the ``Cookie`` headers."""
+def read_cookies(
+    headers: Iterable[tuple[bytes, bytes]], names: tuple[str, ...], *, marker: bytes = b""
+) -> dict[str, str]:
+    """Pick the first value of each cookie in ``names`` out of the ``Cookie`` headers.
+
+    ``marker`` is a byte string every name contains (their common prefix): a ``Cookie``
+    header without it holds none of them and is skipped without being parsed.
+    """
     found: dict[str, str] = {}
     for name, value in headers:
-        if name != b"cookie":
+        if name != b"cookie" or marker not in value:
             continue
         for part in value.decode("latin-1").split(";"):
             key, sep, val = part.strip().partition("=")

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import contextvars
 import re
-from collections.abc import Iterator
 from typing import Any, ClassVar
 
 from hedron_core._html import Html, escape_text
@@ -120,13 +119,12 @@ class Component:
 Child = Component | str
 
 
-def render_children(children: tuple[Child, ...], ctx: RenderContext) -> Iterator[str]:
+def render_children(children: tuple[Child, ...], ctx: RenderContext) -> list[Html]:
     """Render each child (components rendered, text escaped)."""
-    for child in children:
-        if isinstance(child, Component):
-            yield child.render(ctx)
-        else:
-            yield Html(escape_text(child))
+    return [
+        child.render(ctx) if isinstance(child, Component) else Html(escape_text(child))
+        for child in children
+    ]
 
 
 def render(component: Component, *, csrf_token: str | None = None) -> Html:

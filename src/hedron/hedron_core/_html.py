@@ -184,6 +184,28 @@ def _check_attr_name(name: str, tag: str) -> None:
         _checked_names.add(name)
 
 
+# ``(name, value) -> ' name="escaped value"'`` for plain ``str`` values that passed every
+# check (the checks depend on name and value only), so a repeated attribute costs one lookup.
+_fragments: dict[tuple[str, str], str] = {}
+
+
+def _attribute(tag: str, name: str, value: str | bool) -> str:
+    """Check one attribute and serialize it (`` name`` or `` name="…"``)."""
+    _check_attr_name(name, tag)
+    if value is True:
+        return " " + name
+    if not isinstance(value, str):
+        raise TypeError(f"<{tag}> {name}: attribute values must be str or bool")
+    if name in URL_ATTRIBUTES:
+        check_url(value, where=f"<{tag}> {name}")
+    fragment = f' {name}="{escape_attr(value)}"'
+    if type(value) is str and len(value) <= _CACHE_MAX_LEN:
+        if len(_fragments) >= _CACHE_MAX_SIZE:
+            _fragments.clear()
+        _fragments[name, value] = fragment
+    return fragment
+
+
 _checked_tags: set[str] = set()
 
 
@@ -208,22 +230,12 @@ def element(
             _checked_tags.add(tag)
     out = "<" + tag
     if attrs:
-        for name, value in attrs.items():
+        for item in attrs.items():
+            value = item[1]
             if value is None or value is False:
                 continue
-            if name not in _checked_names:
-                _check_attr_name(name, tag)
-            if value is True:
-                out += " " + name
-                continue
-            if type(value) is not str and not isinstance(value, str):
-                raise TypeError(f"<{tag}> {name}: attribute values must be str or bool")
-            if name in URL_ATTRIBUTES:
-                check_url(value, where=f"<{tag}> {name}")
-            escaped = _attr_cache.get(value)
-            if escaped is None:
-                escaped = escape_attr(value)
-            out += f' {name}="{escaped}"'
+            fragment = _fragments.get(item) if type(value) is str else None  # type: ignore[arg-type]
+            out += fragment or _attribute(tag, item[0], value)
     if tag in _VOID:
         return Html(out + ">")
     inner = "".join(

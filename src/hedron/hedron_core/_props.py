@@ -24,7 +24,7 @@ def check_str(value: object, *, where: str, allow_empty: bool = False, max_len: 
     """Return ``value`` if it is a ``str`` (non-empty unless allowed)."""
     if not isinstance(value, str):
         raise TypeError(f"{where} must be a str, got {type(value).__name__}")
-    if not allow_empty and not value.strip():
+    if not allow_empty and (not value or value.isspace()):
         raise ValueError(f"{where} must not be empty")
     if max_len and len(value) > max_len:
         raise ValueError(f"{where} must be at most {max_len} characters, got {len(value)}")
@@ -76,4 +76,8 @@ def check_child(value: object, *, where: str) -> Child:
 
 def check_children(values: Iterable[object], *, where: str) -> tuple[Child, ...]:
     """Validate each child; the error names its position."""
-    return tuple(check_child(v, where=f"{where}[{i}]") for i, v in enumerate(values))
+    children = tuple(values)
+    for i, child in enumerate(children):
+        if not isinstance(child, (Component, str)):
+            check_child(child, where=f"{where}[{i}]")
+    return children  # type: ignore[return-value]

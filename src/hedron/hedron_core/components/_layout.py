@@ -48,11 +48,10 @@ class Page(Component):
 
     def render(self, ctx: RenderContext) -> Html:
         ctx.claim_id("hedron-main", where="Page")
-        parts: list[str] = []
+        parts = render_children(self.children, ctx)
         if self.title:
-            parts.append(element("h1", {"class": "h-page-title"}, [self.title]))
-        parts.extend(render_children(self.children, ctx))
-        return element("main", {"class": "h-page", "id": "hedron-main"}, [join(parts)])
+            parts.insert(0, element("h1", {"class": "h-page-title"}, [self.title]))
+        return element("main", {"class": "h-page", "id": "hedron-main"}, parts)
 
     @classmethod
     def example(cls) -> Page:

@@ -9,11 +9,13 @@ from typing import Literal
 from hedron_core._base import Child, Component, RenderContext, check_id, check_required_id
 from hedron_core._html import Html, check_url, element
 from hedron_core._props import check_child, check_choice, check_int, check_str
-from hedron_core.htmx import check_method, check_swap, check_target
+from hedron_core.components._feedback import Loading, Status
+from hedron_core.htmx import METHODS, check_method, check_swap, check_target
 
 __all__ = ["ComponentRef", "Lazy", "Poll", "RefreshButton"]
 
 Scalar = str | int | float | bool
+_HX_VERB = {method: f"hx-{method.lower()}" for method in METHODS}
 
 
 class ComponentRef(Component):
@@ -77,7 +79,7 @@ class ComponentRef(Component):
 
     def hx_attrs(self, *, default_target: str | None = None) -> dict[str, str | None]:
         """The ``hx-*`` attributes that issue this reference's request."""
-        attrs: dict[str, str | None] = {f"hx-{self.method.lower()}": self.path}
+        attrs: dict[str, str | None] = {_HX_VERB[self.method]: self.path}
         target = self.target or default_target
         if target:
             attrs["hx-target"] = target
@@ -102,6 +104,32 @@ def _check_ref(value: object, *, where: str) -> ComponentRef:
     if not isinstance(value, ComponentRef):
         raise TypeError(f"{where} must be a ComponentRef, got {type(value).__name__}")
     return value
+
+
+def _fetching_region(
+    ctx: RenderContext,
+    ref: ComponentRef,
+    *,
+    where: str,
+    css: str,
+    trigger: str,
+    content: Child | None,
+    extra: dict[str, str] | None = None,
+) -> Html:
+    """The ``<div id=logical_id>`` that fetches ``ref`` on ``trigger`` (``Poll``, ``Lazy``)."""
+    ctx.claim_id(ref.logical_id, where=where)
+    attrs: dict[str, str | None] = {"id": ref.logical_id, "class": css}
+    attrs.update(ref.hx_attrs(default_target="this"))
+    attrs["hx-trigger"] = trigger
+    if extra:
+        attrs.update(extra)
+    if content is None:
+        content = Loading()
+    inner = content.render(ctx) if isinstance(content, Component) else content
+    return element("div", attrs, [inner])
+
+
+_DROP_TICKS = {"hx-sync": "this:drop"}
 
 
 class Poll(Component):
@@ -139,23 +167,20 @@ class Poll(Component):
         )
 
     def render(self, ctx: RenderContext) -> Html:
-        from hedron_core.components._feedback import Loading
-
-        ctx.claim_id(self.ref.logical_id, where="Poll.ref.logical_id")
-        attrs: dict[str, str | None] = {"id": self.ref.logical_id, "class": "h-poll"}
-        attrs.update(self.ref.hx_attrs(default_target="this"))
-        attrs["hx-trigger"] = f"every {self.interval_ms}ms"
-        # A tick while a request is in flight is dropped, not queued: otherwise htmx sends
-        # the queued request after the 286 answer, one past the end.
-        attrs["hx-sync"] = "this:drop"
-        content = self.content if self.content is not None else Loading()
-        inner = content.render(ctx) if isinstance(content, Component) else content
-        return element("div", attrs, [inner])
+        return _fetching_region(
+            ctx,
+            self.ref,
+            where="Poll.ref.logical_id",
+            css="h-poll",
+            trigger=f"every {self.interval_ms}ms",
+            content=self.content,
+            # A tick while a request is in flight is dropped, not queued: otherwise htmx
+            # sends the queued request after the 286 answer, one past the end.
+            extra=_DROP_TICKS,
+        )
 
     @classmethod
     def example(cls) -> Poll:
-        from hedron_core.components._feedback import Status
-
         ref = ComponentRef(logical_id="job-status", path="/jobs/7/status")
         return cls(ref=ref, interval_ms=2000, content=Status("Queued…"))
 
@@ -195,15 +220,14 @@ class Lazy(Component):
         )
 
     def render(self, ctx: RenderContext) -> Html:
-        from hedron_core.components._feedback import Loading
-
-        ctx.claim_id(self.ref.logical_id, where="Lazy.ref.logical_id")
-        attrs: dict[str, str | None] = {"id": self.ref.logical_id, "class": "h-lazy"}
-        attrs.update(self.ref.hx_attrs(default_target="this"))
-        attrs["hx-trigger"] = self.trigger
-        content = self.placeholder if self.placeholder is not None else Loading()
-        inner = content.render(ctx) if isinstance(content, Component) else content
-        return element("div", attrs, [inner])
+        return _fetching_region(
+            ctx,
+            self.ref,
+            where="Lazy.ref.logical_id",
+            css="h-lazy",
+            trigger=self.trigger,
+            content=self.placeholder,
+        )
 
     @classmethod
     def example(cls) -> Lazy:
