@@ -64,7 +64,7 @@ def widget_html(recipe: RecipeInfo) -> str:
 </div>
 <p class="tryit__status" role="status">Runs the code below in your browser: each <b>Step</b> is one
 request. The Python runtime (about 16&nbsp;MB) loads on the first click.</p>
-<progress class="tryit__progress" hidden></progress>
+<progress class="tryit__progress" aria-label="Loading the Python runtime" hidden></progress>
 <div class="tryit__panel" hx-disable hidden></div>
 <ol class="tryit__transcript" aria-live="polite" aria-label="Transcript of this run"></ol>
 </div>

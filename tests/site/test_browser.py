@@ -116,6 +116,7 @@ def test_recipe_steps_to_the_committed_transcript_then_resets(visit: Visit, name
         assert visit.widget().get_attribute("aria-busy") == "false"
     assert visit.transcript() == committed
     assert visit.widget().locator("button[data-action='step']").is_disabled()
+    assert visit.widget().locator("button[data-action='reset']").is_enabled()
     outcome = visit.widget().get_attribute("data-outcome")
     assert outcome in ("terminal", "window")
     assert ("terminal state" in committed[-1]) == (outcome == "terminal")
@@ -153,6 +154,14 @@ def test_widget_is_keyboard_operable_and_respects_reduced_motion(visit: Visit) -
     assert animation == "none"
     live = visit.widget().locator(".tryit__transcript")
     assert live.get_attribute("aria-live") == "polite"
+    # keyboard only: Run to end, then focus is on Reset (Step and Run are disabled at the end)
+    visit.widget().locator("button[data-action='run']").focus()
+    visit.page.keyboard.press("Enter")
+    visit.page.wait_for_function(f"() => ({IDLE})(document.querySelector('.tryit'))")
+    assert visit.page.evaluate("document.activeElement.dataset.action") == "reset"
+    visit.page.keyboard.press("Enter")
+    visit.page.wait_for_function(f"() => ({IDLE})(document.querySelector('.tryit'))")
+    assert visit.transcript() == []
 
 
 def test_fallback_when_wasm_is_served_with_a_wrong_type(chromium: Any, built_site: Path) -> None:

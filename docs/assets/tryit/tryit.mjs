@@ -113,13 +113,19 @@ class Widget {
   }
 
   setBusy(busy) {
+    // While busy the buttons stay focusable (aria-disabled; clicks are ignored), so keyboard
+    // users keep their place; at the end Step and Run are disabled and focus moves to Reset.
     this.busy = busy;
     this.root.setAttribute("aria-busy", String(busy));
+    const focused = this.buttons.find((b) => b === document.activeElement);
     for (const button of this.buttons) {
       button.setAttribute("aria-busy", String(busy));
+      button.setAttribute("aria-disabled", String(busy));
       const endOnly = button.dataset.action !== "reset" && this.finished;
-      button.disabled = busy || endOnly || this.root.dataset.state === "fallback";
+      button.disabled = endOnly || this.root.dataset.state === "fallback";
     }
+    const reset = this.buttons.find((b) => b.dataset.action === "reset");
+    if (focused && focused.disabled && reset && !reset.disabled) reset.focus();
   }
 
   say(text) {
