@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import asyncio
 import http.client
+import os
 import secrets
 import socket
 import statistics
@@ -37,7 +38,10 @@ from fastapi.responses import HTMLResponse
 from hedron import Badge, ComponentRef, Hedron, Page, Poll, Status, Table, Text, fragment, render
 from hedron_core.document import render_document
 
-TOKEN = secrets.token_urlsafe(32)
+# The uvicorn processes import this module too: they take the token from the environment so
+# both servers render exactly the HTML (and expect exactly the cookie) the client uses.
+_TOKEN_ENV = "BENCH_HEDRON_TOKEN"
+TOKEN = os.environ.get(_TOKEN_ENV) or secrets.token_urlsafe(32)
 COOKIE = f"hedron_csrf={TOKEN}"
 ROUNDS = 7
 
@@ -165,7 +169,7 @@ class Served:
         self.proc: subprocess.Popen[bytes] | None = None
 
     def __enter__(self) -> Served:
-        self.proc = subprocess.Popen(self.command)
+        self.proc = subprocess.Popen(self.command, env={**os.environ, _TOKEN_ENV: TOKEN})
         deadline = time.monotonic() + 30
         while True:
             try:

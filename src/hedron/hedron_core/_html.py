@@ -184,11 +184,6 @@ def _check_attr_name(name: str, tag: str) -> None:
         _checked_names.add(name)
 
 
-# ``(name, value) -> ' name="escaped value"'`` for plain ``str`` values that passed every
-# check (the checks depend on name and value only), so a repeated attribute costs one lookup.
-_fragments: dict[tuple[str, str], str] = {}
-
-
 def _attribute(tag: str, name: str, value: str | bool) -> str:
     """Check one attribute and serialize it (`` name`` or `` name="…"``)."""
     _check_attr_name(name, tag)
@@ -198,12 +193,32 @@ def _attribute(tag: str, name: str, value: str | bool) -> str:
         raise TypeError(f"<{tag}> {name}: attribute values must be str or bool")
     if name in URL_ATTRIBUTES:
         check_url(value, where=f"<{tag}> {name}")
-    fragment = f' {name}="{escape_attr(value)}"'
-    if type(value) is str and len(value) <= _CACHE_MAX_LEN:
-        if len(_fragments) >= _CACHE_MAX_SIZE:
-            _fragments.clear()
-        _fragments[name, value] = fragment
-    return fragment
+    return f' {name}="{escape_attr(value)}"'
+
+
+# ``tuple(attrs.items()) -> ' a="…" b="…"'`` for attribute sets that passed every check.
+# Only sets whose values are all ``None`` or plain, short ``str`` are remembered: the checks
+# depend on names and values alone, and a plain ``str`` passes only the strictest URL rule,
+# so an equal key (even a ``TrustedURL`` of the same text) gets exactly the output the full
+# path would give. ``bool`` values are never remembered (``True == 1``).
+_attribute_sets: dict[tuple[tuple[str, object], ...], str] = {}
+
+
+def _attributes(tag: str, items: tuple[tuple[str, object], ...]) -> str:
+    out = "".join(
+        [
+            _attribute(tag, name, value)  # type: ignore[arg-type]
+            for name, value in items
+            if value is not None and value is not False
+        ]
+    )
+    if all(
+        value is None or (type(value) is str and len(value) <= _CACHE_MAX_LEN) for _, value in items
+    ):
+        if len(_attribute_sets) >= _CACHE_MAX_SIZE:
+            _attribute_sets.clear()
+        _attribute_sets[items] = out
+    return out
 
 
 _checked_tags: set[str] = set()
@@ -230,12 +245,12 @@ def element(
             _checked_tags.add(tag)
     out = "<" + tag
     if attrs:
-        for item in attrs.items():
-            value = item[1]
-            if value is None or value is False:
-                continue
-            fragment = _fragments.get(item) if type(value) is str else None  # type: ignore[arg-type]
-            out += fragment or _attribute(tag, item[0], value)
+        items = tuple(attrs.items())
+        try:
+            fragment = _attribute_sets.get(items)
+        except TypeError:  # an unhashable value: the full path names it
+            fragment = None
+        out += fragment if fragment is not None else _attributes(tag, items)
     if tag in _VOID:
         return Html(out + ">")
     inner = "".join(
