@@ -1,5 +1,5 @@
 """Fixtures of the site tests: the built site (once per session), a static server for it on
-127.0.0.1 with the right MIME types, and headless Chromium that cannot reach any other host."""
+127.0.0.1 with the right MIME types. Chromium is the shared ``chromium`` fixture."""
 
 from __future__ import annotations
 
@@ -8,7 +8,6 @@ import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
@@ -18,17 +17,6 @@ if str(SITE_SCRIPTS) not in sys.path:
     sys.path.insert(0, str(SITE_SCRIPTS))
 
 from static_server import StaticServer  # noqa: E402
-
-CHROMIUM = "/usr/bin/chromium"
-CHROMIUM_ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    # Every host but 127.0.0.1 fails to resolve: any off-origin request would fail visibly.
-    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
-]
 
 
 @pytest.fixture(scope="session")
@@ -61,15 +49,3 @@ def built_site(site_server: StaticServer) -> Path:
     )
     assert result.returncode == 0, result.stdout + result.stderr
     return target
-
-
-@pytest.fixture(scope="module")
-def chromium() -> Iterator[Any]:
-    from playwright.sync_api import sync_playwright
-
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, args=CHROMIUM_ARGS)
-        try:
-            yield browser
-        finally:
-            browser.close()
