@@ -43,15 +43,20 @@ def render_document(
     page = component if isinstance(component, Page) else Page(component)
     token = csrf_token if csrf_token is not None else current_csrf_token.get()
     body = page.render(RenderContext(csrf_token=token))
-    doc_title = page.title or title
-    body_open = '<body class="h-body">'
-    if token:
-        header = "{" + encode_basestring(CSRF_HEADER) + ":" + encode_basestring(token) + "}"
-        body_open = f'<body class="h-body" hx-headers="{escape_attr(header)}">'
     return Html(
-        f"{_head_start(lang, static_prefix)}<title>{escape_text(doc_title)}</title>"
-        f"</head>{body_open}{body}</body></html>"
+        f"{_head_start(lang, static_prefix)}<title>{escape_text(page.title or title)}</title>"
+        f"</head>{_body_open(token) if token else _BODY}{body}</body></html>"
     )
+
+
+_BODY = '<body class="h-body">'
+
+
+@lru_cache(maxsize=1024)
+def _body_open(token: str) -> str:
+    """``<body>`` carrying ``token`` in ``hx-headers`` (a client's token repeats per request)."""
+    header = "{" + encode_basestring(CSRF_HEADER) + ":" + encode_basestring(token) + "}"
+    return f'<body class="h-body" hx-headers="{escape_attr(header)}">'
 
 
 @lru_cache(maxsize=32)
