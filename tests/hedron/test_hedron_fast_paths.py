@@ -6,9 +6,10 @@ import httpx
 import pytest
 from hedron_support import SECRET
 
-from hedron import Hedron, Page, Text, TrustedURL
+from hedron import ComponentRef, Hedron, Page, Text, TrustedURL
 from hedron._sessions import read_cookies
 from hedron_core._html import element
+from hedron_core.security import valid_token_format
 
 
 def test_remembered_plain_url_does_not_let_a_trusted_one_through_and_back() -> None:
@@ -106,3 +107,32 @@ async def test_page_mode_and_csrf_cookie_with_unrelated_cookies() -> None:
         issued = unrelated.headers.get_list("set-cookie")
         assert len(issued) == 1
         assert issued[0].startswith("hedron_csrf=")
+
+
+def test_anchored_patterns_refuse_a_trailing_newline() -> None:
+    # "$" would accept "abc\n"; ids, names, tags, selectors and tokens use "\Z".
+    with pytest.raises(ValueError, match=r"Text\.id"):
+        Text("x", id="abc\n")
+    with pytest.raises(ValueError, match="invalid attribute name"):
+        element("p", {"class\n": "x"})
+    with pytest.raises(ValueError, match="not allowed"):
+        element("p\n")
+    with pytest.raises(ValueError, match=r"ComponentRef\.target"):
+        ComponentRef("r", "/r", target="#a\n")
+    assert not valid_token_format("a" * 40 + "\n")
+    assert valid_token_format("a" * 40)
+
+
+def test_remembered_ids_and_urls_do_not_relax_the_checks() -> None:
+    assert Text("x", id="fine-id").id == "fine-id"
+    assert ComponentRef("fine-id", "/fine").path == "/fine"
+    for _ in range(2):
+        with pytest.raises(TypeError, match=r"Text\.id must be a str"):
+            Text("x", id=["fine-id"])  # type: ignore[arg-type]
+        with pytest.raises(TypeError, match=r"ComponentRef\.path must be a str URL"):
+            ComponentRef("r", ["/fine"])  # type: ignore[arg-type]
+        with pytest.raises(ValueError, match="root-relative"):
+            ComponentRef("r", "//evil.example/fine")
+    # A TrustedURL is checked on its own rule every time, never from the plain-str memo.
+    with pytest.raises(ValueError, match="forbidden URL scheme"):
+        ComponentRef("r", TrustedURL("javascript:alert(1)"))

@@ -22,7 +22,8 @@ current_csrf_token: contextvars.ContextVar[str | None] = contextvars.ContextVar(
     "hedron_csrf_token", default=None
 )
 
-_ID = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,63}$")
+_ID = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,63}\Z")
+_good_ids: set[str] = set()  # ids that passed the check (the rule depends on the text alone)
 
 
 class RenderContext:
@@ -148,8 +149,8 @@ def render(component: Component, *, csrf_token: str | None = None) -> Html:
 
 def check_id(value: str | None, *, where: str) -> str | None:
     """Validate an optional element id (letters, digits, ``-``, ``_``; starts with a letter)."""
-    if value is None:
-        return None
+    if value is None or (type(value) is str and value in _good_ids):
+        return value
     if not isinstance(value, str):
         raise TypeError(f"{where} must be a str, got {type(value).__name__}")
     if not _ID.match(value):
@@ -157,6 +158,10 @@ def check_id(value: str | None, *, where: str) -> str | None:
             f"{where} must start with a letter and hold only letters, digits, '-' or '_' "
             f"(max 64 chars), got {value!r}"
         )
+    if type(value) is str:
+        if len(_good_ids) >= 4096:
+            _good_ids.clear()
+        _good_ids.add(value)
     return value
 
 

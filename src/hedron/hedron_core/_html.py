@@ -25,8 +25,8 @@ _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 # Fast path: most values contain nothing to escape; one regex scan tells.
 _TEXT_SPECIAL = re.compile(r"[&<>\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
 _ATTR_SPECIAL = re.compile(r"[&<>\"'`\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
-_ATTR_NAME = re.compile(r"^[a-z][a-z0-9]*(?:[-:][a-z0-9]+)*$")
-_TAG_NAME = re.compile(r"^[a-z][a-z0-9]*$")
+_ATTR_NAME = re.compile(r"^[a-z][a-z0-9]*(?:[-:][a-z0-9]+)*\Z")
+_TAG_NAME = re.compile(r"^[a-z][a-z0-9]*\Z")
 _VOID = frozenset({"br", "hr", "img", "input", "link", "meta", "source", "col", "wbr"})
 _FORBIDDEN_TAGS = frozenset({"script", "style", "iframe", "object", "embed", "base"})
 
@@ -132,6 +132,8 @@ def escape_attr(value: str) -> str:
 _URL_BAD_CHARS = re.compile(r"[\x00-\x20\x7f\s]")
 _SCHEME = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*):")
 _DANGEROUS_SCHEMES = frozenset({"javascript", "data", "vbscript", "file"})
+# Plain ``str`` URLs that passed the root-relative rule (the strictest one).
+_good_urls: set[str] = set()
 
 
 def check_url(value: str, *, where: str) -> str:
@@ -149,6 +151,8 @@ def check_url(value: str, *, where: str) -> str:
         >>> check_url("/jobs/1", where="Link.href")
         '/jobs/1'
     """
+    if type(value) is str and value in _good_urls:
+        return value
     if not isinstance(value, str):
         raise TypeError(f"{where} must be a str URL, got {type(value).__name__}")
     if not value:
@@ -165,6 +169,10 @@ def check_url(value: str, *, where: str) -> str:
             f"{where} must be a root-relative path such as '/status' (got {value!r}); "
             "wrap deliberate absolute URLs in TrustedURL(...)"
         )
+    if type(value) is str and len(value) <= _CACHE_MAX_LEN:
+        if len(_good_urls) >= _CACHE_MAX_SIZE:
+            _good_urls.clear()
+        _good_urls.add(value)
     return value
 
 

@@ -78,7 +78,7 @@ def check_swap(value: object, *, where: str) -> str:
     return value
 
 
-_SIMPLE_SELECTOR = re.compile(r"^(?:[a-z][a-z0-9]*)?(?:[#.][A-Za-z][A-Za-z0-9_-]*)*$")
+_SIMPLE_SELECTOR = re.compile(r"^(?:[a-z][a-z0-9]*)?(?:[#.][A-Za-z][A-Za-z0-9_-]*)*\Z")
 
 
 def check_target(value: object, *, where: str) -> str:

@@ -54,7 +54,7 @@ _MIN_SECRET = 32
 _PLACEHOLDERS = re.compile(
     r"(change|replace|placeholder|example|secret|dev|test|demo|todo|xxx|password)", re.I
 )
-_TOKEN = re.compile(r"^[A-Za-z0-9_-]{32,128}$")
+_TOKEN = re.compile(r"^[A-Za-z0-9_-]{32,128}\Z")
 
 
 class HedronSecurityWarning(UserWarning):
