@@ -9,7 +9,9 @@ Prints:
   HTML with ``hedron_core`` per request, which isolates hedron's app layer), measured (a)
   in-process through the ASGI interface in CPU time, which isolates framework cost from the
   machine's load, and (b) over real HTTP: each app in its own uvicorn process on 127.0.0.1,
-  one keep-alive client connection (wall clock and server CPU time).
+  one keep-alive client connection (wall clock and server CPU time). Both sides answer
+  byte-identical bodies (checked before measuring; the servers render with the client's
+  CSRF token), run under the same uvicorn settings and are measured in alternating order.
   Goal: hedron >= 0.8x the bare route.
 * render time of a 1,000-row ``Table`` (text cells, then with a component in every row).
 
@@ -251,6 +253,14 @@ def time_render(make: Callable[[], Any], repeat: int = 20) -> float:
     return statistics.median(samples)
 
 
+def report(name: str, ours: list[float], theirs: list[float]) -> None:
+    """One line: both medians, their ratio and the range of the per-round ratios."""
+    a, b = statistics.median(ours), statistics.median(theirs)
+    rounds = [x / y for x, y in zip(ours, theirs, strict=True)]
+    spread = f"({min(rounds):.2f}-{max(rounds):.2f})"
+    print(f"  {name:<48}{a:>10,.0f}{b:>10,.0f}{a / b:>7.2f}x  {spread}")
+
+
 def main() -> None:
     hedron_app, bare = build_apps()
     expected = {
@@ -259,7 +269,8 @@ def main() -> None:
     }
     print("hedron vs bare FastAPI (same HTML, checked); median of", ROUNDS, "interleaved rounds")
     print("(in-process: requests per CPU-second of the benchmark process)")
-    print(f"{'':50}{'hedron':>10}{'bare':>10}{'ratio':>8}")
+    print("(ratio of the medians; in brackets the lowest and highest ratio of one round's pair)")
+    print(f"{'':50}{'hedron':>10}{'bare':>10}{'ratio':>8}   {'per round':<11}")
     cases = (
         ("page vs constant HTML", "/page", "/page"),
         ("fragment vs constant", "/status", "/status"),
@@ -274,9 +285,7 @@ def main() -> None:
                     ours.append(asyncio.run(asgi_rps(hedron_app, path, 0.4, expected[path])))
                 else:
                     theirs.append(asyncio.run(asgi_rps(bare, bare_path, 0.4, expected[path])))
-        a, b = statistics.median(ours), statistics.median(theirs)
-        name = f"in-process req/CPU-s, {label}"
-        print(f"  {name:<48}{a:>10,.0f}{b:>10,.0f}{a / b:>7.2f}x")
+        report(f"in-process req/CPU-s, {label}", ours, theirs)
     with Served("make_hedron") as ours_srv, Served("make_bare") as bare_srv:
         for path in ("/page", "/status"):  # the comparison is only fair for identical bodies
             if http_body(ours_srv, path) != http_body(bare_srv, path):
@@ -290,10 +299,8 @@ def main() -> None:
                     else:
                         bare_http.append(http_rps(bare_srv, path, 1.5))
             for i, kind in enumerate(("req/s (wall)", "req/server-CPU-s")):
-                a = statistics.median(x[i] for x in ours_http)
-                b = statistics.median(x[i] for x in bare_http)
-                name = f"uvicorn {kind}, {label}"
-                print(f"  {name:<48}{a:>10,.0f}{b:>10,.0f}{a / b:>7.2f}x")
+                ours_i = [x[i] for x in ours_http]
+                report(f"uvicorn {kind}, {label}", ours_i, [x[i] for x in bare_http])
 
     rows = 1000
     text_rows = [[f"job-{i}", "succeeded", i, f"note <{i}> & more"] for i in range(rows)]
