@@ -297,7 +297,26 @@ def test_placeholder_secret_warns_in_development(monkeypatch: pytest.MonkeyPatch
         Hedron(session_secret=SECRET)  # a strong secret is quiet
 
 
-@pytest.mark.parametrize("secret", [None, "", "replace-in-production", "short", "x" * 31])
+@pytest.mark.parametrize(
+    "secret",
+    [
+        "Kx9_dEv-2QwZr8TmPa0LbN4yHc7JsUo1VfGe",  # random text that contains "dEv"
+        "tEsT" + "q7Zp3Lm9Rw2Xk8Vb5Nc1Hd6Jf4Gs0Ty" * 2,
+    ],
+)
+def test_random_secret_containing_a_placeholder_word_is_accepted(
+    monkeypatch: pytest.MonkeyPatch, secret: str
+) -> None:
+    monkeypatch.setenv("HEDRON_ENV", "production")
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        Hedron(session_secret=secret, security="strict")
+
+
+@pytest.mark.parametrize(
+    "secret",
+    [None, "", "replace-in-production", "short", "x" * 31, "change me: this is the dev secret"],
+)
 def test_weak_secret_refused_in_production_and_strict(
     monkeypatch: pytest.MonkeyPatch, secret: str | None
 ) -> None:

@@ -54,6 +54,9 @@ _MIN_SECRET = 32
 _PLACEHOLDERS = re.compile(
     r"(change|replace|placeholder|example|secret|dev|test|demo|todo|xxx|password)", re.I
 )
+# Placeholders are made of words (letters and separators). A random token has digits or
+# symbols too, so a word that happens to occur inside one ("...dEv...") does not count.
+_WORDS_ONLY = re.compile(r"[A-Za-z _.,:;!?-]+\Z")
 _TOKEN = re.compile(r"^[A-Za-z0-9_-]{32,128}\Z")
 
 
@@ -99,7 +102,9 @@ def is_weak_secret(secret: str | None) -> bool:
     """``True`` for a missing, short or placeholder-looking session secret."""
     if not secret:
         return True
-    return len(secret) < _MIN_SECRET or bool(_PLACEHOLDERS.search(secret))
+    if len(secret) < _MIN_SECRET:
+        return True
+    return bool(_WORDS_ONLY.match(secret)) and bool(_PLACEHOLDERS.search(secret))
 
 
 def check_session_secret(
