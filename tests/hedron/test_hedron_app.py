@@ -448,3 +448,24 @@ async def test_sync_handlers_run_inline_in_the_browser_runtime(
         await c.get("/")  # Pyodide has no threads: called on the event loop's thread
     assert threads[0] != threading.get_ident()
     assert threads[1] == threading.get_ident()
+
+
+async def test_unhandled_error_500_still_carries_the_security_headers() -> None:
+    app = Hedron(title="E", session_secret=SECRET)
+
+    @app.get("/boom")
+    def boom() -> None:
+        raise RuntimeError("boom")
+
+    transport = httpx.ASGITransport(app=app, raise_app_exceptions=False)
+    async with httpx.AsyncClient(transport=transport, base_url="http://t") as client:
+        answer = await client.get("/boom")
+    assert answer.status_code == 500
+    assert "default-src" in answer.headers["content-security-policy"]
+    assert answer.headers["x-frame-options"] == "DENY"
+    assert answer.headers["x-content-type-options"] == "nosniff"
+
+
+def test_job_backend_that_is_not_a_backend_is_refused_naming_the_argument() -> None:
+    with pytest.raises(TypeError, match=r"Hedron\.job_backend must implement"):
+        Hedron(session_secret=SECRET, job_backend=object())

@@ -200,8 +200,10 @@ def test_status_helpers_validate_their_arguments(backend: InMemoryJobBackend) ->
         job_status_response(job, auth_subject="", tenant_id="acme")
     with pytest.raises(TypeError, match="status"):
         job_status_response({"id": job.id}, **ALICE)  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match="retry_after_s"):
+    with pytest.raises(ValueError, match=r"job_status_response\(retry_after_s=...\) must be >= 0"):
         job_status_response(job, **ALICE, retry_after_s=-1)
+    with pytest.raises(TypeError, match=r"job_status_response\(retry_after_s=...\) must be an int"):
+        job_status_response(job, **ALICE, retry_after_s="2")  # type: ignore[arg-type]
 
 
 def test_response_defaults_to_html_when_inspected(backend: InMemoryJobBackend) -> None:

@@ -196,6 +196,8 @@ def test_taskflow_validates_its_arguments() -> None:
         TaskFlow("x", scope=None)  # type: ignore[arg-type]
     with pytest.raises(ValueError, match="poll_interval_ms"):
         TaskFlow("x", scope=header_scope, poll_interval_ms=0)
+    with pytest.raises(TypeError, match=r"TaskFlow\(poll_interval_ms=...\) must be an int"):
+        TaskFlow("x", scope=header_scope, poll_interval_ms=2.5)  # type: ignore[arg-type]
     with pytest.raises(TypeError, match=r"fields\[0\]"):
         TaskFlow("x", scope=header_scope, fields=["not a component"])  # type: ignore[list-item]
     app = Hedron(title="no backend", session_secret=JOBS_SECRET)

@@ -11,6 +11,7 @@ from fastapi import Depends, FastAPI, Request
 from fastapi.responses import HTMLResponse
 from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response
+from starlette.types import ASGIApp
 
 from hedron._middleware import CSRF_SCOPE_KEY, HedronMiddleware
 from hedron._static import static_endpoint
@@ -109,11 +110,15 @@ class Hedron(FastAPI):
         self.static_prefix = static_prefix
         #: The job backend given to the constructor (``None`` when not configured).
         self.job_backend: Any = job_backend
-        self.add_middleware(HedronMiddleware, secret=secret, profile=profile)
+        # Wrapped around the whole stack in build_middleware_stack(), outside Starlette's
+        # error middleware, so even an unhandled error's 500 carries the security headers.
+        self._hedron_options: dict[str, Any] = {"secret": secret, "profile": profile}
         if job_backend is not None:
             # Makes the backend current in every request (enqueue_durable() without backend=).
             from hedron.jobs import bind_job_backend
+            from hedron.jobs._binding import check_backend
 
+            check_backend(job_backend, where="Hedron.job_backend")
             bind_job_backend(self, job_backend)
         self.add_route(
             f"{static_prefix}/{{name:path}}",
@@ -128,6 +133,10 @@ class Hedron(FastAPI):
             mount_explorer(self)
 
     # -- hedron routes -------------------------------------------------------------------
+
+    def build_middleware_stack(self) -> ASGIApp:
+        """The FastAPI stack wrapped in :class:`HedronMiddleware` (headers, sessions, CSRF)."""
+        return HedronMiddleware(super().build_middleware_stack(), **self._hedron_options)
 
     def page(
         self,

@@ -111,9 +111,13 @@ def _visible(status: JobStatus | None, auth_subject: str, tenant_id: str) -> Job
     return status if status.owned_by(auth_subject, tenant_id) else None
 
 
-def _check_retry(retry_after_s: object) -> int:
-    if isinstance(retry_after_s, bool) or not isinstance(retry_after_s, int) or retry_after_s < 0:
-        raise ValueError("retry_after_s must be an int >= 0")
+def _check_retry(retry_after_s: object, where: str) -> int:
+    if isinstance(retry_after_s, bool) or not isinstance(retry_after_s, int):
+        raise TypeError(
+            f"{where}(retry_after_s=...) must be an int, got {type(retry_after_s).__name__}"
+        )
+    if retry_after_s < 0:
+        raise ValueError(f"{where}(retry_after_s=...) must be >= 0, got {retry_after_s}")
     return retry_after_s
 
 
@@ -152,7 +156,7 @@ def job_status_response(
         ...     scope = current_scope(request)
         ...     return job_status_response(backend.get(job_id, **scope), **scope)
     """
-    retry = _check_retry(retry_after_s)
+    retry = _check_retry(retry_after_s, "job_status_response")
     visible = _visible(status, auth_subject, tenant_id)
     headers = _headers(visible, retry)
     if visible is None:
@@ -192,7 +196,7 @@ def job_result_response(
         ...     scope = current_scope(request)
         ...     return job_result_response(backend.get(job_id, **scope), **scope)
     """
-    retry = _check_retry(retry_after_s)
+    retry = _check_retry(retry_after_s, "job_result_response")
     visible = _visible(status, auth_subject, tenant_id)
     headers = _headers(visible, retry)
     if visible is None:

@@ -108,12 +108,13 @@ class TaskFlow:
                 raise TypeError(f"TaskFlow: fields[{i}] must be a Component")
         if backend is not None:
             check_backend(backend, where="TaskFlow(backend=...)")
-        if (
-            isinstance(poll_interval_ms, bool)
-            or not isinstance(poll_interval_ms, int)
-            or poll_interval_ms < 1
-        ):
-            raise ValueError("TaskFlow: poll_interval_ms must be an int >= 1")
+        if isinstance(poll_interval_ms, bool) or not isinstance(poll_interval_ms, int):
+            raise TypeError(
+                "TaskFlow(poll_interval_ms=...) must be an int (milliseconds), "
+                f"got {type(poll_interval_ms).__name__}"
+            )
+        if poll_interval_ms < 1:
+            raise ValueError(f"TaskFlow(poll_interval_ms=...) must be >= 1, got {poll_interval_ms}")
         slug = _SLUG.sub("-", job_type.lower()).strip("-") or "task"
         self.job_type = job_type
         self.scope = scope
