@@ -65,6 +65,7 @@ def test_parse_retry_after():
     assert parse_retry_after("7", 0) == 7
     assert parse_retry_after(None, 0) is None
     assert parse_retry_after("soon", 0) is None
+    assert parse_retry_after("²", 0) is None  # str.isdigit() says yes; float() would raise
     date = email.utils.formatdate(1_000_030, usegmt=True)
     assert parse_retry_after(date, 1_000_000) == 30
     assert parse_retry_after(date, 2_000_000) == 0

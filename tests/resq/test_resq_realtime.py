@@ -48,4 +48,4 @@ async def test_real_time_success_returns_early(base_url, key):
         r = await c.get(f"/job/{key}?n=1", timeout=5, delay=0.05)
         total = time.monotonic() - t0
     assert r.status_code == 200
-    assert 0.05 <= total < 2
+    assert 0.05 <= total < 4  # well inside the 5 s window: it did not wait the window out

@@ -173,6 +173,18 @@ def test_reload_on_a_closed_client_raises_clearly(base_url, key, calls):
     client.close()  # idempotent
 
 
+def test_polling_a_closed_clients_response_fails_before_the_pause(base_url, key, calls):
+    client = Requests(base_url, adapter="requests")
+    r = client.get(f"/job/{key}?n=3")
+    assert r.status_code == 503
+    client.close()
+    clock = VirtualClock()
+    with pytest.raises(ClientClosedError, match="closed"):
+        poll(r, timeout=30, delay=2, clock=clock)
+    assert clock.sleeps == []  # no pointless wait before the error
+    assert len(calls(key)) == 1
+
+
 def test_async_with_on_a_sync_client_fails_before_the_body():
     ran = False
 

@@ -169,7 +169,7 @@ def parse_retry_after(value: str | None, wall_now: float) -> float | None:
     if value is None:
         return None
     value = value.strip()
-    if value.isdigit():
+    if value.isascii() and value.isdigit():  # "²".isdigit() is True too
         return float(value)
     try:
         when = email.utils.parsedate_to_datetime(value)

@@ -12,6 +12,7 @@ from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
 from typing import Any, Generic, TypeVar, cast, overload
 
 from resq import _policy
+from resq._engines import check_open
 from resq._errors import PollTimeout
 from resq._policy import Attempt, PollOptions
 from resq._responses import AsyncResponse, BaseResponse, Response
@@ -126,6 +127,9 @@ class _PollerBase(Generic[W]):
                 f"{type(self).__name__}.step(): polling has finished; read .response "
                 "(or .last) instead of stepping again"
             )
+        if self._wait is not None:
+            # Fail before the pause, not after it: a closed client cannot reload.
+            check_open(self._response._engine, "reload()")
         return self._wait
 
     def _evaluate(self) -> Attempt:
