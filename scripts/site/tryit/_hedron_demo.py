@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 import httpx
 
+from hedron_core.htmx import STOP_POLLING_STATUS as STOP_POLLING
 from tryit._apps import advance_jobs, demo_environment
 from tryit._htmx_scan import FormSpec, PollSpec, scan
 from tryit._recipes import Recipe
@@ -25,7 +26,6 @@ from tryit._record import Recorder, fmt_time, reason_of, seen
 if TYPE_CHECKING:
     from tryit._stepper import Stepper
 
-STOP_POLLING = 286
 DEFAULT_WINDOW = 30.0
 HX = {"HX-Request": "true"}
 
@@ -87,7 +87,9 @@ async def _follow(browser: _Browser, poll: PollSpec, runner: Any, window: float)
         browser.now += poll.interval_s
         advance_jobs(runner, poll.interval_s)
         response = await browser.send("GET", poll.url)
-        recorder.swap(poll.target, poll.swap, response.text)
+        if 200 <= response.status_code < 400 and response.status_code != 204:
+            # htmx's default response handling: 204 and 4xx/5xx answers are not swapped.
+            recorder.swap(poll.target, poll.swap, response.text)
         if response.status_code == STOP_POLLING:
             recorder.stop(
                 "terminal",

@@ -108,6 +108,9 @@ class Recorder:
         self.outcome: str | None = None
         self.message = ""
         self.last_status: int | None = None
+        # Whether the engine itself calls the last answer a success (its raise_for_status
+        # rule: requests' ``ok``, httpx's ``is_success``), never a rule of our own.
+        self.last_ok = False
         self.last_time = 0.0
         self._settled = False
 
@@ -124,7 +127,7 @@ class Recorder:
         """Something other than a pause follows the last response: if that response was bad,
         the poll gave up on it (its window elapsed) and handed it back. Say so, once."""
         status = self.last_status
-        if status is not None and not 200 <= status < 300 and not self._settled:
+        if status is not None and not self.last_ok and not self._settled:
             self.lines.append(
                 f"{fmt_time(self.last_time)} window elapsed: poll returned the last response"
                 f" ({status} {reason_of(status)})"
@@ -132,13 +135,21 @@ class Recorder:
         self._settled = True
 
     def response(
-        self, t: float, method: str, path: str, status: int, body: str, content_type: str
+        self,
+        t: float,
+        method: str,
+        path: str,
+        status: int,
+        body: str,
+        content_type: str,
+        *,
+        ok: bool,
     ) -> None:
-        """Record one answered request as a transcript line."""
+        """Record one answered request as a transcript line (``ok``: the engine's verdict)."""
         line = f"{fmt_time(t)} {method} {path} -> {status} {reason_of(status)}"
         what = seen(body, content_type)
         self.line(f"{line} | {what}" if what else line)
-        self.last_status, self.last_time = status, t
+        self.last_status, self.last_time, self.last_ok = status, t, ok
         self._settled = False
         escaped = html.escape(f"{status} {reason_of(status)}\n{body}")
         self.swaps.append(Swap("", "innerHTML", f'<pre class="tryit__response">{escaped}</pre>'))
@@ -149,7 +160,7 @@ class Recorder:
             return
         status = self.last_status
         when = fmt_time(self.last_time)
-        if status is not None and 200 <= status < 300:
+        if status is not None and self.last_ok:
             self.stop("terminal", f"done: terminal state, {status} {reason_of(status)} at {when}")
         elif status is not None:
             self.settle()

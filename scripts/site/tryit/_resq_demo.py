@@ -72,6 +72,7 @@ class RecordingTransport(httpx.AsyncBaseTransport):
         recorder.response(
             self._clock.now(), request.method, _path(str(request.url)), response.status_code,
             body.decode("utf-8", "replace"), response.headers.get("content-type", ""),
+            ok=response.is_success,  # httpx's raise_for_status rule
         )  # fmt: skip
         return httpx.Response(response.status_code, headers=response.headers, content=body)
 
@@ -94,6 +95,7 @@ class RecordingAdapter(requests.adapters.BaseAdapter):
         recorder.response(
             self._clock.now(), str(request.method), _path(str(request.url)),
             response.status_code, response.text, response.headers.get("content-type", ""),
+            ok=response.ok,  # requests' raise_for_status rule
         )  # fmt: skip
         return response
 
