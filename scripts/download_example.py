@@ -6,7 +6,7 @@ Standard library only, so it runs straight from the site::
     curl -fsSL <site>/download_example.py | python3 - jobs-poll
     python3 download_example.py --list
     python3 download_example.py --all --dest examples
-    python3 download_example.py jobs-poll --base-url http://127.0.0.1:8000/
+    python3 download_example.py jobs-poll --base-url http://127.0.0.1:8008/
 
 Each example lands in ``<dest>/<name>/``. Every file is checked against the site's
 ``examples/manifest.json`` before anything is written; existing files are never overwritten
@@ -30,7 +30,7 @@ from pathlib import Path, PurePosixPath
 
 #: The published documentation site (kept in step with mkdocs.yml by scripts/examples.py;
 #: the site build serves this script with the URL it is served from).
-DEFAULT_BASE_URL = "http://127.0.0.1:8000/"
+DEFAULT_BASE_URL = "http://127.0.0.1:8008/"
 BASE_URL_ENV = "EXAMPLES_BASE_URL"
 MANIFEST_PATH = "examples/manifest.json"
 TIMEOUT_S = 30.0

@@ -40,7 +40,7 @@ DOWNLOAD_SCRIPT = REPO_ROOT / "scripts" / "download_example.py"
 MANIFEST = "manifest.json"
 QUICKSTART_DIR = "_quickstart"
 #: Used when ``mkdocs.yml`` sets no ``site_url``: the address ``scripts/serve`` serves on.
-FALLBACK_SITE_URL = "http://127.0.0.1:8000/"
+FALLBACK_SITE_URL = "http://127.0.0.1:8008/"
 LOCAL_DISTRIBUTIONS = ("resq", "hedron")
 LIBRARIES = ("resq", "hedron")
 GENERATED_FILES = ("requirements.txt", "README.md")

@@ -36,7 +36,8 @@ DOWNLOAD_SCRIPT = ROOT / "scripts" / "download_example.py"
 PREFIX = "examples/"
 
 
-def _load(name: str, path: Path) -> ModuleType:
+def load_script(name: str, path: Path) -> ModuleType:
+    """Import a file under ``scripts/`` by path, once (they are scripts, not a package)."""
     key = f"_resq_hedron_{name}"
     if key in sys.modules:
         return sys.modules[key]
@@ -51,7 +52,7 @@ def _load(name: str, path: Path) -> ModuleType:
 
 def local_wheels() -> dict[str, Path]:
     """Return ``{"resq": wheel, "hedron": wheel}`` from the site's shared wheel build."""
-    runtime = _load("site_runtime", HERE / "runtime.py")
+    runtime = load_script("site_runtime", HERE / "runtime.py")
     folder = Path(runtime.build_local_wheels())
     wheels = {}
     for dist in ("resq", "hedron"):
@@ -122,7 +123,7 @@ def publish(
         RuntimeError: the tree does not match its manifest, or the wheels are not the versions
             the manifest names: regenerate with ``python scripts/examples.py``.
     """
-    examples = _load("examples", ROOT / "scripts" / "examples.py")
+    examples = load_script("examples", ROOT / "scripts" / "examples.py")
     committed = (examples_dir / "manifest.json").read_bytes()
     manifest: dict[str, Any] = json.loads(committed)
     old_url: str = manifest["site_url"]

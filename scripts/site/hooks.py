@@ -27,6 +27,7 @@ if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
 import component_pages  # noqa: E402
+import examples_hook  # noqa: E402
 import reference_pages  # noqa: E402
 import runtime  # noqa: E402
 import site_pages  # noqa: E402
@@ -43,7 +44,15 @@ def _skip_runtime() -> bool:
 
 def _generated(config: Any) -> dict[str, str]:
     recipes = site_pages.read_recipes(ROOT)
-    pages = {f"recipes/{r.name}.md": site_pages.recipe_page(r) for r in recipes}
+    examples = examples_hook.load_script("examples", ROOT / "scripts" / "examples.py")
+
+    def quickstart(name: str) -> str:
+        return str(examples.quickstart_markdown(name, site_url=config["site_url"]))
+
+    pages = {
+        f"recipes/{r.name}.md": site_pages.recipe_page(r, quickstart(r.name) if r.exported else None)
+        for r in recipes
+    }
     if recipes:
         pages["recipes/index.md"] = site_pages.recipes_index(recipes)
     pages.update(component_pages.pages())

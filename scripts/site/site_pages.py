@@ -103,8 +103,11 @@ def embed_widgets(markdown: str, recipes: list[RecipeInfo], where: str) -> str:
     return _MARKER.sub(replace, markdown)
 
 
-def recipe_page(recipe: RecipeInfo) -> str:
-    """Markdown of ``recipes/<name>.md``: text, widget, files (included), how to run it."""
+def recipe_page(recipe: RecipeInfo, quickstart: str | None = None) -> str:
+    """Markdown of ``recipes/<name>.md``: text, widget, files (included), how to run it.
+
+    ``quickstart`` is the exported example's quickstart (``scripts/examples.py``).
+    """
     base = f"recipes/{recipe.name}"
     out = [f"# {recipe.title}", "", recipe.summary, "", f'--8<-- "{base}/page.md"', ""]
     out += ["## Try it", "", widget_block(recipe), ""]
@@ -113,16 +116,12 @@ def recipe_page(recipe: RecipeInfo) -> str:
         lang = LANGS.get(Path(file).suffix, "text")
         out += [f'=== "{file}"', "", f'    ```{lang} title="{file}"']
         out += [f'    --8<-- "{base}/{file}"', "    ```", ""]
-    out += ["## Run it yourself", ""]
-    if recipe.exported:
-        archive = f"../../examples/{recipe.name}.tar.gz"
-        out += [f'Download the files: <a href="{archive}" download>{recipe.name}.tar.gz</a>.', ""]
-    if recipe.requirements:
-        reqs = " ".join(f'"{r}"' if any(c in r for c in "<>=[") else r for r in recipe.requirements)
-        out += ["```bash", "python -m venv .venv && . .venv/bin/activate", f"pip install {reqs}"]
-        out += ["```", ""]
-    if recipe.run:
-        out += [f"Save {', '.join(f'`{f}`' for f in recipe.files)} in one folder, then:", ""]
+    out += ["## Run it on your machine", ""]
+    if quickstart:
+        # The exported example: download (sha256-checked), install this build's wheels, run.
+        out += [quickstart, ""]
+    elif recipe.run:
+        out += ["From a checkout of the repository, in the recipe's folder:", ""]
         out += ["```bash", *recipe.run, "```", ""]
     return "\n".join(out)
 

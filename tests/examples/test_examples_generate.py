@@ -158,8 +158,8 @@ def test_quickstart_markdown_matches_the_committed_snippet(examples: ModuleType)
     [
         ("site_url: https://docs.test/a", "https://docs.test/a/"),
         ('site_url: "https://docs.test/"  # published', "https://docs.test/"),
-        ('site_url: !ENV [SITE_URL, "http://127.0.0.1:8000/"]', "http://127.0.0.1:8000/"),
-        ("site_name: x", "http://127.0.0.1:8000/"),
+        ('site_url: !ENV [SITE_URL, "http://127.0.0.1:8008/"]', "http://127.0.0.1:8008/"),
+        ("site_name: x", "http://127.0.0.1:8008/"),
     ],
 )
 def test_site_url_is_read_from_mkdocs_yml_never_from_the_environment(

@@ -22,7 +22,7 @@ def test_mkdocs_build_publishes_examples_archives_wheels_and_script(
     (docs / "index.md").write_text("# Home\n")
     tree = examples.build_tree(
         examples.load_recipes(recipes_dir),
-        site_url="http://127.0.0.1:8000/",  # the default; this build is for https://docs.test/
+        site_url="http://127.0.0.1:8008/",  # the default; this build is for https://docs.test/
         versions=examples.local_versions(),
         pins={},
     )
@@ -56,7 +56,7 @@ def test_mkdocs_build_publishes_examples_archives_wheels_and_script(
     for name in ("README.md", "requirements.txt"):
         text = (served / "demo-poll" / name).read_text()
         assert text == tree[f"demo-poll/{name}"].decode().replace(
-            "http://127.0.0.1:8000/", "https://docs.test/"
+            "http://127.0.0.1:8008/", "https://docs.test/"
         )
     served_manifest = json.loads((served / "manifest.json").read_text())
     assert served_manifest["site_url"] == "https://docs.test/"
