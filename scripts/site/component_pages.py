@@ -12,6 +12,8 @@ import html
 import inspect
 from typing import Any
 
+from griffe_examples import plain_roles
+
 FOLDER = "hedron/components"
 
 
@@ -25,7 +27,12 @@ def _registry() -> tuple[Any, ...]:
 
 
 def _cell(text: str) -> str:
-    return html.escape(text).replace("|", "&#124;").replace("\n", " ")
+    return html.escape(plain_roles(text)).replace("|", "&#124;").replace("\n", " ")
+
+
+def _code_cell(text: str) -> str:
+    """Text for a code span in a table cell (the tables extension keeps its pipes)."""
+    return text.replace("\n", " ")
 
 
 def _description(doc: str) -> str:
@@ -35,7 +42,7 @@ def _description(doc: str) -> str:
         if line.strip().endswith(":") and not line.startswith(" ") and line.strip()[:-1].isalpha():
             break
         lines.append(line)
-    return inspect.cleandoc("\n".join(lines))
+    return plain_roles(inspect.cleandoc("\n".join(lines)))
 
 
 def component_page(info: Any, render: Any) -> str:
@@ -48,7 +55,7 @@ def component_page(info: Any, render: Any) -> str:
     for prop in info.props:
         default = "required" if prop.required else (prop.default or "")
         out.append(
-            f"| `{_cell(prop.name)}` | `{_cell(prop.annotation)}` | {_cell(default)} |"
+            f"| `{_code_cell(prop.name)}` | `{_code_cell(prop.annotation)}` | {_cell(default)} |"
             f" {_cell(prop.description)} |"
         )
     markup = render(info.example)

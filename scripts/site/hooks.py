@@ -50,7 +50,9 @@ def _generated(config: Any) -> dict[str, str]:
         return str(examples.quickstart_markdown(name, site_url=config["site_url"]))
 
     pages = {
-        f"recipes/{r.name}.md": site_pages.recipe_page(r, quickstart(r.name) if r.exported else None)
+        f"recipes/{r.name}.md": site_pages.recipe_page(
+            r, quickstart(r.name) if r.exported else None
+        )
         for r in recipes
     }
     if recipes:

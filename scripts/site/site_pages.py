@@ -103,7 +103,7 @@ def embed_widgets(markdown: str, recipes: list[RecipeInfo], where: str) -> str:
     return _MARKER.sub(replace, markdown)
 
 
-def recipe_page(recipe: RecipeInfo, quickstart: str | None = None) -> str:
+def recipe_page(recipe: RecipeInfo, quickstart: str = "") -> str:
     """Markdown of ``recipes/<name>.md``: text, widget, files (included), how to run it.
 
     ``quickstart`` is the exported example's quickstart (``scripts/examples.py``).
