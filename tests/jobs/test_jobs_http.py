@@ -180,6 +180,22 @@ def test_foreign_and_missing_jobs_get_the_same_404(client: TestClient) -> None:
         assert "retry-after" not in foreign.headers
 
 
+def test_htmx_poll_of_a_missing_or_foreign_job_stops_with_the_same_answer(
+    client: TestClient,
+) -> None:
+    job_id = _new_job(client)
+    hx = {"HX-Request": "true"}
+    foreign = client.get(f"/jobs/{job_id}/status", headers={**hx, "x-user": "mallory"})
+    missing = client.get("/jobs/" + "x" * 24 + "/status", headers=hx)
+    # 286: htmx swaps "not found" into the Poll and stops (a restart emptied the backend).
+    assert foreign.status_code == missing.status_code == STOP_POLLING_STATUS
+    assert foreign.content == missing.content
+    assert "not found" in missing.text.lower()
+    assert "retry-after" not in missing.headers
+    # Without htmx (a plain browser, a script) it stays a 404.
+    assert client.get("/jobs/" + "x" * 24 + "/status").status_code == 404
+
+
 def test_result_endpoint_is_pollable(client: TestClient, backend: InMemoryJobBackend) -> None:
     job_id = _new_job(client)
     url = f"/jobs/{job_id}/result"

@@ -73,22 +73,36 @@ class JobStatusResponse(Response):
     :attr:`json_response` is the JSON variant.
     """
 
-    def __init__(self, html: HTMLResponse, json_response: JSONResponse) -> None:
+    def __init__(
+        self,
+        html: HTMLResponse,
+        json_response: JSONResponse,
+        *,
+        htmx_status_code: int | None = None,
+    ) -> None:
         super().__init__(
             content=html.body, status_code=html.status_code, media_type=html.media_type
         )
         self.raw_headers = list(html.raw_headers)
         self.json_response = json_response
+        #: Status of the HTML variant for an htmx request, when it differs (a missing job:
+        #: 286, so a polling element shows "not found" and stops instead of polling forever).
+        self.htmx_status_code = htmx_status_code
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         accept = None
+        htmx = False
         for name, value in scope.get("headers", []):
             if name == b"accept":
                 accept = value.decode("latin-1")
+            elif name == b"hx-request":
+                htmx = value == b"true"
         if prefers_json(accept):
             await self.json_response(scope, receive, send)
-        else:
-            await super().__call__(scope, receive, send)
+            return
+        if htmx and self.htmx_status_code is not None:
+            self.status_code = self.htmx_status_code
+        await super().__call__(scope, receive, send)
 
 
 def _headers(status: JobStatus | None, retry_after_s: int) -> dict[str, str]:
@@ -139,7 +153,9 @@ def job_status_response(
     - JSON (``Accept: application/json``): ``status.to_public_dict()`` with ``200`` (and
       ``Retry-After`` while not finished).
     - A job of another subject or tenant answers exactly like a missing one (``None``):
-      ``404`` with the same body.
+      ``404`` with the same body; to an htmx request the same body with ``286``, so a ``Poll``
+      shows "not found" and stops (e.g. after a restart emptied an in-memory backend)
+      instead of polling forever.
     - Always ``Cache-Control: no-store``.
 
     Args:
@@ -162,7 +178,11 @@ def job_status_response(
     if visible is None:
         html = HTMLResponse(render(_not_found_view()), status_code=404, headers=headers)
         payload: dict[str, Any] = {"detail": NOT_FOUND_TEXT}
-        return JobStatusResponse(html, JSONResponse(payload, status_code=404, headers=headers))
+        return JobStatusResponse(
+            html,
+            JSONResponse(payload, status_code=404, headers=headers),
+            htmx_status_code=STOP_POLLING_STATUS,
+        )
     component = (
         view(visible) if view is not None else job_status_view(visible, result_view=result_view)
     )
