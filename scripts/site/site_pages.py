@@ -8,10 +8,11 @@ from __future__ import annotations
 
 import html
 import re
-import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from examples_hook import load_script
 
 LANGS = {".py": "python", ".toml": "toml", ".txt": "text", ".md": "markdown", ".sh": "bash"}
 
@@ -32,24 +33,26 @@ class RecipeInfo:
 
 
 def read_recipes(root: Path) -> list[RecipeInfo]:
-    """Every recipe under ``root/recipes`` (folders with a ``recipe.toml``), sorted by name."""
-    found = []
-    for toml in sorted((root / "recipes").glob("*/recipe.toml")):
-        data = tomllib.loads(toml.read_text(encoding="utf-8"))
-        found.append(
-            RecipeInfo(
-                name=toml.parent.name,
-                title=data["title"],
-                summary=data["summary"],
-                library=data["library"],
-                files=tuple(data["files"]),
-                run=tuple(data.get("run", ())),
-                requirements=tuple(data.get("requirements", ())),
-                has_transcript=(toml.parent / "transcript.txt").is_file(),
-                exported=(root / "docs" / "examples" / toml.parent.name).is_dir(),
-            )
+    """Every recipe under ``root/recipes``, sorted by name.
+
+    ``recipe.toml`` is read and validated once, by ``scripts/examples.py`` (the same reader
+    the example tree is generated with), so a malformed recipe fails the site build clearly.
+    """
+    examples = load_script("examples", root / "scripts" / "examples.py")
+    return [
+        RecipeInfo(
+            name=r.name,
+            title=r.title,
+            summary=r.summary,
+            library=r.library,
+            files=r.files,
+            run=r.run,
+            requirements=r.requirements,
+            has_transcript=(r.folder / "transcript.txt").is_file(),
+            exported=(root / "docs" / "examples" / r.name).is_dir(),
         )
-    return found
+        for r in examples.load_recipes(root / "recipes")
+    ]
 
 
 def widget_html(recipe: RecipeInfo) -> str:
