@@ -50,10 +50,10 @@ def _imports(whl: zipfile.ZipFile) -> list[str]:
         top, _, rest = name.partition("/")
         if top.endswith((".dist-info", ".data")):
             continue
-        if rest and (name.endswith(".py") or ".cpython-" in name or name.endswith(".so")):
+        if rest and (name.endswith((".py", ".pyc", ".so")) or ".cpython-" in name):
             names.add(top)
-        elif not rest and name.endswith(".py"):
-            names.add(top[:-3])
+        elif not rest and name.endswith((".py", ".pyc")):
+            names.add(top.rsplit(".", 1)[0])
     return sorted(n for n in names if n.isidentifier())
 
 

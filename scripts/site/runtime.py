@@ -7,9 +7,11 @@ Steps (each cached; rerun only when its inputs change):
    Pyodide platform (pure wheels plus the wasm builds of compiled ones);
 3. fresh wheels of this repository's ``resq`` and ``hedron`` distributions and of the
    ``tryit`` driver (which carries the recipes as package data);
-4. a lockfile of our own (sha256, depends, imports) that ``loadPyodide`` is pointed at, and
-   the standard library without the parts no recipe can use in a browser (``STDLIB_DROP``);
-5. htmx, taken from hedron's build (same pinned npm package).
+4. bytecode: the standard library (without the parts no recipe can use in a browser,
+   ``STDLIB_DROP``) and every wheel, rewritten so that what the runtime imports is a ``.pyc``
+   compiled by the pinned Pyodide itself under Node (``bytecode.py``, ``pyodide_node.mjs``);
+5. a lockfile of our own (sha256, depends, imports) that ``loadPyodide`` is pointed at;
+6. htmx, taken from hedron's build (same pinned npm package).
 
 The MkDocs hook (``scripts/site/hooks.py``) calls :func:`build` and copies the result into the
 built site under ``_tryit/``. Usage as a script: ``python scripts/site/runtime.py [--force]``.
@@ -52,6 +54,12 @@ PLATFORM_ARGS = [
     "--platform",
     "pyemscripten_2026_0_wasm32",
 ]
+# The pure wheel, although a wasm build exists: the wasm one brings two shared libraries
+# that Pyodide compiles and links at install time on every visit, for a speed-up (charset
+# guessing) that no recipe uses.
+PURE_WHEELS = ("charset-normalizer",)
+PURE_ARGS = ["--only-binary=:all:", "--python-version", "3.14", "--implementation", "py"]
+PURE_ARGS += ["--abi", "none", "--platform", "any"]
 BROWSER_REQUIREMENTS = HERE / "browser-requirements.txt"
 LOCK_NAME = "tryit-lock.json"
 # Standard-library parts no recipe can reach in the browser (debuggers, test runners, REPL,
@@ -91,6 +99,9 @@ STDLIB_DROP = frozenset(
         "dbm",
     ]
 )
+# Modules that read their own source at run time keep their .py (with bytecode beside):
+# anyio builds its lazy-import map from these two files' source.
+KEEP_SOURCES = ("anyio/__init__.py", "anyio/abc/__init__.py")
 HTMX = ROOT / "src" / "hedron" / "hedron" / "static" / "vendor" / "htmx.min.js"
 TRYIT_VERSION = "0.1.0"
 
@@ -136,15 +147,27 @@ def fetch_pyodide() -> Path:
 
 
 def download_wheels() -> Path:
-    """The pinned browser wheel set for the Pyodide platform (exact pins, no resolution)."""
+    """The pinned browser wheel set for the Pyodide platform (exact pins, no resolution).
+
+    Distributions in :data:`PURE_WHEELS` are taken as their pure-Python wheel even where a
+    wasm build exists (see there).
+    """
     folder = CACHE / "wheels"
-    key = _tree_hash(BROWSER_REQUIREMENTS)
+    key = _tree_hash(BROWSER_REQUIREMENTS) + ",".join(PURE_WHEELS)
     if not _stamped(folder, key):
         shutil.rmtree(folder, ignore_errors=True)
         folder.mkdir(parents=True)
+        pins = [
+            line.split("#", 1)[0].strip()
+            for line in BROWSER_REQUIREMENTS.read_text(encoding="utf-8").splitlines()
+        ]
+        pins = [pin for pin in pins if pin]
+        pure = [pin for pin in pins if pin.split("==")[0].lower() in PURE_WHEELS]
         cmd = [sys.executable, "-m", "pip", "download", "--quiet", "--disable-pip-version-check"]
-        cmd += [*PLATFORM_ARGS, "--no-deps", "-d", str(folder), "-r", str(BROWSER_REQUIREMENTS)]
-        subprocess.run(cmd, check=True)
+        cmd += ["--no-deps", "-d", str(folder)]
+        subprocess.run([*cmd, *PLATFORM_ARGS, *(p for p in pins if p not in pure)], check=True)
+        if pure:
+            subprocess.run([*cmd, *PURE_ARGS, *pure], check=True)
         _stamp(folder, key)
     return folder
 
@@ -209,6 +232,46 @@ def trim_stdlib(source: Path, target: Path) -> None:
                 out.writestr(info, src.read(info), compress_type=info.compress_type)
 
 
+def _host(path: Path) -> str:
+    """``path`` as Pyodide sees it under ``pyodide_node.mjs`` (host ``/`` mounted at ``/host``)."""
+    return "/host" + str(path.resolve())
+
+
+def precompile(pyodide: Path, wheel_dirs: list[Path]) -> Path:
+    """Bytecode builds of the trimmed standard library and of every wheel (``bytecode.py``).
+
+    Compiled by the pinned Pyodide itself under Node, so the browser imports ``.pyc`` files
+    instead of compiling every module from source on each visit.
+    """
+    folder = CACHE / "bytecode"
+    key = "|".join((part / ".stamp").read_text() for part in [pyodide, *wheel_dirs])
+    key += "|" + ",".join(sorted(STDLIB_DROP)) + "|" + ",".join(KEEP_SOURCES)
+    key += "|" + _tree_hash(HERE / "bytecode.py", HERE / "pyodide_node.mjs")
+    if _stamped(folder, key):
+        return folder
+    staging = CACHE / "bytecode.new"
+    shutil.rmtree(staging, ignore_errors=True)
+    staging.mkdir(parents=True)
+    trimmed = staging / "python_stdlib.source.zip"
+    trim_stdlib(pyodide / "python_stdlib.zip", trimmed)
+    wheels = sorted(p for d in wheel_dirs for p in d.glob("*.whl"))
+    job = {
+        "stdlib": [_host(trimmed), _host(staging / "python_stdlib.zip")],
+        "wheels": [[_host(w), _host(staging / w.name)] for w in wheels],
+        "entry": "tryit.browser",
+        "keep_sources": list(KEEP_SOURCES),
+    }
+    (staging / "jobs.json").write_text(json.dumps(job, indent=1), encoding="utf-8")
+    script = [str(HERE / "pyodide_node.mjs"), str(pyodide), str(HERE / "bytecode.py")]
+    subprocess.run(["node", *script, _host(staging / "jobs.json")], check=True)
+    trimmed.unlink()
+    (staging / "jobs.json").unlink()
+    _stamp(staging, key)
+    shutil.rmtree(folder, ignore_errors=True)
+    staging.replace(folder)
+    return folder
+
+
 def build(*, force: bool = False) -> Path:
     """Assemble the runtime folder (Pyodide files, wheels, lockfile, htmx) and return it."""
     if force:
@@ -217,8 +280,8 @@ def build(*, force: bool = False) -> Path:
     if not HTMX.exists():
         hook = _load("hedron_hatch_build", ROOT / "src" / "hedron" / "hatch_build.py")
         hook.ensure_htmx()
-    key = "|".join((part / ".stamp").read_text() for part in parts) + _tree_hash(HTMX)
-    key += "|" + ",".join(sorted(STDLIB_DROP))
+    compiled = precompile(parts[0], parts[1:])
+    key = (compiled / ".stamp").read_text() + _tree_hash(HTMX)
     if _stamped(RUNTIME, key):
         return RUNTIME
     lockfile = _load("tryit_lockfile", HERE / "lockfile.py")
@@ -226,11 +289,12 @@ def build(*, force: bool = False) -> Path:
     shutil.rmtree(staging, ignore_errors=True)
     pyodide_dir = staging / "pyodide"
     pyodide_dir.mkdir(parents=True)
-    for part in parts:
-        for path in part.iterdir():
-            if path.name != ".stamp" and path.name != "pyodide-lock.json":
-                shutil.copy2(path, pyodide_dir / path.name)
-    trim_stdlib(parts[0] / "python_stdlib.zip", pyodide_dir / "python_stdlib.zip")
+    for name in PYODIDE_FILES:
+        if name not in ("python_stdlib.zip", "pyodide-lock.json"):
+            shutil.copy2(parts[0] / name, pyodide_dir / name)
+    for path in compiled.iterdir():  # the standard library and every wheel, as bytecode
+        if path.name != ".stamp":
+            shutil.copy2(path, pyodide_dir / path.name)
     info = json.loads((parts[0] / "pyodide-lock.json").read_text())["info"]
     lockfile.write_lock(pyodide_dir, info, pyodide_dir / LOCK_NAME)
     shutil.copy2(HTMX, staging / "htmx.min.js")
