@@ -14,6 +14,7 @@ tracebacks still name the right file. Members listed in ``keep_sources`` (anyio 
 
 from __future__ import annotations
 
+import ast
 import base64
 import hashlib
 import importlib._bootstrap_external as bootstrap
@@ -29,9 +30,26 @@ SITE_PACKAGES = "/lib/python3.14/site-packages/"
 FIXED_DATE = (1980, 1, 1, 0, 0, 0)
 
 
+def _without_docstrings(source: bytes, filename: str) -> ast.Module:
+    """The module's syntax tree without its docstrings (``__doc__`` becomes None, as under
+    ``python -OO``; asserts stay, unlike ``-OO``)."""
+    tree = ast.parse(source, filename)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+            body = node.body
+            first = body[0] if body else None
+            if (
+                isinstance(first, ast.Expr)
+                and isinstance(first.value, ast.Constant)
+                and isinstance(first.value.value, str)
+            ):
+                body[0:1] = [] if len(body) > 1 else [ast.copy_location(ast.Pass(), first)]
+    return tree
+
+
 def _compile(source: bytes, filename: str) -> bytes:
     """A sourceless ``.pyc`` (timestamp kind; nothing to compare it with once installed)."""
-    code = compile(source, filename, "exec", dont_inherit=True)
+    code = compile(_without_docstrings(source, filename), filename, "exec", dont_inherit=True)
     return bytes(bootstrap._code_to_timestamp_pyc(code))  # type: ignore[attr-defined]
 
 
@@ -49,7 +67,7 @@ def _cache_name(path: str) -> str:
 
 
 def _entry(name: str, data: bytes, out: zipfile.ZipFile) -> None:
-    out.writestr(zipfile.ZipInfo(name, FIXED_DATE), data, zipfile.ZIP_DEFLATED)
+    out.writestr(zipfile.ZipInfo(name, FIXED_DATE), data, zipfile.ZIP_DEFLATED, compresslevel=9)
 
 
 async def probe(wheels: list[str], entry: str) -> set[str]:

@@ -97,6 +97,48 @@ STDLIB_DROP = frozenset(
         "lib2to3",
         "curses",
         "dbm",
+        # No processes, no C types, and the C versions of these modules are built in.
+        "multiprocessing",
+        "ctypes",
+        "_pyio.py",
+        "_pydatetime.py",
+        "_pydecimal.py",
+        "xml",
+    ]
+)
+# The codecs kept (Unicode, ASCII/Latin-1, Windows-1252 and the binary codecs): the legacy
+# code-page tables (cp037, mac_*, iso8859_*, the CJK wrappers...) are 0.3 MB that only
+# charset guessing would try, and charset-normalizer skips a codec that is not there.
+ENCODINGS_KEEP = frozenset(
+    [
+        "__init__",
+        "aliases",
+        "ascii",
+        "latin_1",
+        "charmap",
+        "cp1252",
+        "cp437",
+        "idna",
+        "punycode",
+        "undefined",
+        "utf_7",
+        "utf_8",
+        "utf_8_sig",
+        "utf_16",
+        "utf_16_be",
+        "utf_16_le",
+        "utf_32",
+        "utf_32_be",
+        "utf_32_le",
+        "raw_unicode_escape",
+        "unicode_escape",
+        "base64_codec",
+        "hex_codec",
+        "quopri_codec",
+        "uu_codec",
+        "zlib_codec",
+        "bz2_codec",
+        "rot_13",
     ]
 )
 # Modules that read their own source at run time keep their .py (with bytecode beside):
@@ -224,11 +266,20 @@ def build_tryit_wheel() -> Path:
     return folder
 
 
+def _stdlib_keeps(name: str) -> bool:
+    top, _, rest = name.partition("/")
+    if top in STDLIB_DROP:
+        return False
+    if top == "encodings" and rest.endswith(".py") and "/" not in rest:
+        return rest[:-3] in ENCODINGS_KEEP
+    return True
+
+
 def trim_stdlib(source: Path, target: Path) -> None:
-    """Copy Pyodide's ``python_stdlib.zip`` without the :data:`STDLIB_DROP` parts."""
+    """Copy Pyodide's ``python_stdlib.zip`` without :data:`STDLIB_DROP` and unkept codecs."""
     with zipfile.ZipFile(source) as src, zipfile.ZipFile(target, "w") as out:
         for info in src.infolist():
-            if info.filename.split("/", 1)[0] not in STDLIB_DROP:
+            if _stdlib_keeps(info.filename):
                 out.writestr(info, src.read(info), compress_type=info.compress_type)
 
 
@@ -245,7 +296,7 @@ def precompile(pyodide: Path, wheel_dirs: list[Path]) -> Path:
     """
     folder = CACHE / "bytecode"
     key = "|".join((part / ".stamp").read_text() for part in [pyodide, *wheel_dirs])
-    key += "|" + ",".join(sorted(STDLIB_DROP)) + "|" + ",".join(KEEP_SOURCES)
+    key += "|" + ",".join(sorted(STDLIB_DROP | ENCODINGS_KEEP)) + "|" + ",".join(KEEP_SOURCES)
     key += "|" + _tree_hash(HERE / "bytecode.py", HERE / "pyodide_node.mjs")
     if _stamped(folder, key):
         return folder
