@@ -10,7 +10,8 @@ Steps (each cached; rerun only when its inputs change):
 4. bytecode: the standard library (without the parts no recipe can use in a browser,
    ``STDLIB_DROP``) and every wheel, rewritten so that what the runtime imports is a ``.pyc``
    compiled by the pinned Pyodide itself under Node (``bytecode.py``, ``pyodide_node.mjs``);
-5. a lockfile of our own (sha256, depends, imports) that ``loadPyodide`` is pointed at;
+5. a lockfile of our own (sha256, depends, imports) that ``loadPyodide`` is pointed at, and
+   the bundle: the pure wheels unpacked into one gzip stream (``bundle.py``);
 6. htmx, taken from hedron's build (same pinned npm package).
 
 The MkDocs hook (``scripts/site/hooks.py``) calls :func:`build` and copies the result into the
@@ -332,7 +333,7 @@ def build(*, force: bool = False) -> Path:
         hook = _load("hedron_hatch_build", ROOT / "src" / "hedron" / "hatch_build.py")
         hook.ensure_htmx()
     compiled = precompile(parts[0], parts[1:])
-    key = (compiled / ".stamp").read_text() + _tree_hash(HTMX)
+    key = (compiled / ".stamp").read_text() + _tree_hash(HTMX, HERE / "bundle.py")
     if _stamped(RUNTIME, key):
         return RUNTIME
     lockfile = _load("tryit_lockfile", HERE / "lockfile.py")
@@ -347,7 +348,8 @@ def build(*, force: bool = False) -> Path:
         if path.name != ".stamp":
             shutil.copy2(path, pyodide_dir / path.name)
     info = json.loads((parts[0] / "pyodide-lock.json").read_text())["info"]
-    lockfile.write_lock(pyodide_dir, info, pyodide_dir / LOCK_NAME)
+    lock = lockfile.write_lock(pyodide_dir, info, pyodide_dir / LOCK_NAME)
+    _load("tryit_bundle", HERE / "bundle.py").write_bundle(pyodide_dir, lock)
     shutil.copy2(HTMX, staging / "htmx.min.js")
     _stamp(staging, key)
     shutil.rmtree(RUNTIME, ignore_errors=True)

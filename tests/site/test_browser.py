@@ -138,6 +138,47 @@ def test_one_interpreter_for_the_whole_visit_and_no_request_off_origin(
     assert len(wasm) == 1  # every recipe above ran in the same interpreter
     origin = urlsplit(site_server.url).netloc
     assert {urlsplit(url).netloc for url in visit.requests if url.startswith("http")} == {origin}
+    # the pure wheels came in the bundle; only the one with a shared library came as a wheel
+    wheels = [url.rsplit("/", 1)[1] for url in visit.requests if url.endswith(".whl")]
+    assert [w.split("-")[0] for w in wheels] == ["pydantic_core"]
+    assert len([url for url in visit.requests if url.endswith("/site-packages.bin.gz")]) == 1
+
+
+def _runs_without_the_bundle(visit: Visit) -> None:
+    visit.goto("recipes/resq-async-poll/")
+    visit.click("run", timeout=LOAD_MS)
+    assert visit.transcript() == _committed("resq-async-poll")
+    wheels = {url.rsplit("/", 1)[1].split("-")[0] for url in visit.requests if url.endswith(".whl")}
+    assert {"fastapi", "hedron", "resq", "tryit", "pydantic_core"} <= wheels
+    assert visit.errors == []
+
+
+def test_without_the_bundle_every_wheel_goes_through_pyodide(
+    chromium: Any, site_server: StaticServer, built_site: Path
+) -> None:
+    visit = Visit(chromium, site_server.url)  # a browser without DecompressionStream, say
+    try:
+        visit.page.add_init_script("globalThis.TRYIT_SIMULATE_NO_BUNDLE = true")
+        _runs_without_the_bundle(visit)
+        assert not [url for url in visit.requests if "site-packages.bin.gz" in url]
+    finally:
+        visit.close()
+
+
+def test_a_corrupted_bundle_is_refused_and_the_wheels_are_used(
+    chromium: Any, site_server: StaticServer, built_site: Path
+) -> None:
+    visit = Visit(chromium, site_server.url)
+    try:
+        packed = (built_site / "_tryit" / "pyodide" / "site-packages.bin.gz").read_bytes()
+        tampered = packed[:-9] + bytes([packed[-9] ^ 0xFF]) + packed[-8:]
+        visit.page.route(
+            "**/site-packages.bin.gz",
+            lambda route: route.fulfill(status=200, body=tampered),
+        )
+        _runs_without_the_bundle(visit)
+    finally:
+        visit.close()
 
 
 def test_widget_is_keyboard_operable_and_respects_reduced_motion(visit: Visit) -> None:

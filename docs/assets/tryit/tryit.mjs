@@ -29,7 +29,9 @@ function startRuntime() {
     return state;
   }
   const script = new URL("worker.mjs", import.meta.url);
-  if (globalThis.TRYIT_SIMULATE_NO_JSPI) script.search = "?nojspi"; // tests only
+  // tests only: a browser without JSPI, or the install path without the bundle
+  if (globalThis.TRYIT_SIMULATE_NO_JSPI) script.searchParams.set("nojspi", "");
+  if (globalThis.TRYIT_SIMULATE_NO_BUNDLE) script.searchParams.set("nobundle", "");
   const worker = new Worker(script, { type: "module" });
   state.worker = worker;
   let watchdog;

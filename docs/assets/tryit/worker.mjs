@@ -6,7 +6,9 @@ const BASE = new URL("../../_tryit/", import.meta.url);
 
 // `worker.mjs?nojspi` behaves like a browser without JSPI (Safari, Firefox today): the tests
 // use it to check that sync recipes then show their recorded transcript and say why.
-if (new URL(import.meta.url).searchParams.has("nojspi")) {
+// `?nobundle` takes the fallback install path (no bundle: every wheel through loadPackage).
+const flags = new URL(import.meta.url).searchParams;
+if (flags.has("nojspi")) {
   delete WebAssembly.Suspending;
   delete WebAssembly.promising;
 }
@@ -59,12 +61,52 @@ self.fetch = async (input, init) => {
   });
 };
 
+// The bundle (scripts/site/bundle.py): the pure wheels, unpacked, in one gzip stream. It needs
+// DecompressionStream and Web Crypto (to check its sha256); without them, or if anything about
+// it fails, every wheel goes through Pyodide's loadPackage instead (slower, same files).
+function canUseBundle() {
+  return !flags.has("nobundle") && typeof DecompressionStream === "function" && !!crypto.subtle;
+}
+
+async function fetchBundle() {
+  const manifest = await (await fetch(new URL("tryit-bundle.json", PYODIDE))).json();
+  const packed = await (await fetch(new URL(manifest.file, PYODIDE))).arrayBuffer();
+  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", packed));
+  const hex = Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
+  if (hex !== manifest.sha256) throw new Error(`${manifest.file}: sha256 mismatch`);
+  const stream = new Blob([packed]).stream().pipeThrough(new DecompressionStream("gzip"));
+  const bytes = new Uint8Array(await new Response(stream).arrayBuffer());
+  if (bytes.length !== manifest.size) throw new Error(`${manifest.file}: wrong size`);
+  return { manifest, bytes };
+}
+
+// Write the bundle's files into site-packages; returns the packages still to load (native).
+function unpackBundle(pyodide, { manifest, bytes }) {
+  const site = pyodide.runPython("import sysconfig; sysconfig.get_path('purelib')");
+  const root = site.replace(/^\/+/, "/").replace(/\/*$/, "/");
+  const made = new Set();
+  for (const [name, offset, size] of manifest.files) {
+    const path = root + name;
+    const folder = path.slice(0, path.lastIndexOf("/"));
+    if (!made.has(folder)) {
+      pyodide.FS.mkdirTree(folder);
+      made.add(folder);
+    }
+    pyodide.FS.writeFile(path, bytes.subarray(offset, offset + size));
+  }
+  for (const name of manifest.packages) pyodide.loadedPackages[name] = "tryit bundle";
+  pyodide.runPython("import importlib; importlib.invalidate_caches()");
+  return manifest.native;
+}
+
 let browser = null;
 let jspi = false;
 
 async function boot() {
   const started = performance.now();
   setStage("Downloading the Python runtime");
+  const bundle = canUseBundle() ? fetchBundle() : null; // downloads while Pyodide starts
+  bundle?.catch(() => {});
   const { loadPyodide } = await import(new URL("pyodide.mjs", PYODIDE).href);
   const pyodide = await loadPyodide({
     indexURL: PYODIDE.href,
@@ -75,8 +117,16 @@ async function boot() {
   });
   pythonRuns = true;
   setStage("Installing packages");
+  let packages = ["tryit"];
+  if (bundle) {
+    try {
+      packages = unpackBundle(pyodide, await bundle);
+    } catch (error) {
+      console.warn("tryit: installing every wheel instead of the bundle:", error);
+    }
+  }
   const failures = [];
-  await pyodide.loadPackage(["tryit"], {
+  await pyodide.loadPackage(packages, {
     checkIntegrity: true,
     messageCallback: () => {},
     errorCallback: (message) => failures.push(message),
