@@ -21,8 +21,10 @@ built site under ``_tryit/``. Usage as a script: ``python scripts/site/runtime.p
 from __future__ import annotations
 
 import base64
+import gzip
 import hashlib
 import importlib.util
+import io
 import json
 import shutil
 import subprocess
@@ -324,6 +326,23 @@ def precompile(pyodide: Path, wheel_dirs: list[Path]) -> Path:
     return folder
 
 
+def precompress(folder: Path) -> None:
+    """Write ``NAME.gz`` beside the wasm and the standard library (see ``worker.mjs``).
+
+    The worker fetches these and inflates them with ``DecompressionStream``; the plain files
+    stay for browsers without it. The standard library's copy is a *stored* zip (one gzip
+    stream over it compresses better than per-file deflate, and imports read it uncompressed).
+    """
+    wasm = folder / "pyodide.asm.wasm"
+    (folder / (wasm.name + ".gz")).write_bytes(gzip.compress(wasm.read_bytes(), 9, mtime=0))
+    stored = io.BytesIO()
+    with zipfile.ZipFile(folder / "python_stdlib.zip") as src, zipfile.ZipFile(stored, "w") as out:
+        for info in src.infolist():
+            out.writestr(info, src.read(info), compress_type=zipfile.ZIP_STORED)
+    packed = gzip.compress(stored.getvalue(), 9, mtime=0)
+    (folder / "python_stdlib.zip.gz").write_bytes(packed)
+
+
 def build(*, force: bool = False) -> Path:
     """Assemble the runtime folder (Pyodide files, wheels, lockfile, htmx) and return it."""
     if force:
@@ -333,7 +352,9 @@ def build(*, force: bool = False) -> Path:
         hook = _load("hedron_hatch_build", ROOT / "src" / "hedron" / "hatch_build.py")
         hook.ensure_htmx()
     compiled = precompile(parts[0], parts[1:])
-    key = (compiled / ".stamp").read_text() + _tree_hash(HTMX, HERE / "bundle.py")
+    key = (compiled / ".stamp").read_text() + _tree_hash(
+        HTMX, HERE / "bundle.py", HERE / "runtime.py"
+    )
     if _stamped(RUNTIME, key):
         return RUNTIME
     lockfile = _load("tryit_lockfile", HERE / "lockfile.py")
@@ -348,6 +369,7 @@ def build(*, force: bool = False) -> Path:
         if path.name != ".stamp":
             shutil.copy2(path, pyodide_dir / path.name)
     info = json.loads((parts[0] / "pyodide-lock.json").read_text())["info"]
+    precompress(pyodide_dir)
     lock = lockfile.write_lock(pyodide_dir, info, pyodide_dir / LOCK_NAME)
     _load("tryit_bundle", HERE / "bundle.py").write_bundle(pyodide_dir, lock)
     shutil.copy2(HTMX, staging / "htmx.min.js")

@@ -29,9 +29,9 @@ function startRuntime() {
     return state;
   }
   const script = new URL("worker.mjs", import.meta.url);
-  // tests only: a browser without JSPI, or the install path without the bundle
+  // tests only: a browser without JSPI, or without DecompressionStream (no .gz files, no bundle)
   if (globalThis.TRYIT_SIMULATE_NO_JSPI) script.searchParams.set("nojspi", "");
-  if (globalThis.TRYIT_SIMULATE_NO_BUNDLE) script.searchParams.set("nobundle", "");
+  if (globalThis.TRYIT_SIMULATE_NO_DECOMPRESSION) script.searchParams.set("nodecompress", "");
   const worker = new Worker(script, { type: "module" });
   state.worker = worker;
   let watchdog;
