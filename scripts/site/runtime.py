@@ -327,14 +327,15 @@ def precompile(pyodide: Path, wheel_dirs: list[Path]) -> Path:
 
 
 def precompress(folder: Path) -> None:
-    """Write ``NAME.gz`` beside the wasm and the standard library (see ``worker.mjs``).
+    """Write ``NAME.gz`` beside the wasm, its JavaScript and the standard library.
 
     The worker fetches these and inflates them with ``DecompressionStream``; the plain files
     stay for browsers without it. The standard library's copy is a *stored* zip (one gzip
     stream over it compresses better than per-file deflate, and imports read it uncompressed).
     """
-    wasm = folder / "pyodide.asm.wasm"
-    (folder / (wasm.name + ".gz")).write_bytes(gzip.compress(wasm.read_bytes(), 9, mtime=0))
+    for name in ("pyodide.asm.wasm", "pyodide.asm.mjs"):
+        data = (folder / name).read_bytes()
+        (folder / (name + ".gz")).write_bytes(gzip.compress(data, 9, mtime=0))
     stored = io.BytesIO()
     with zipfile.ZipFile(folder / "python_stdlib.zip") as src, zipfile.ZipFile(stored, "w") as out:
         for info in src.infolist():

@@ -43,7 +43,11 @@ const canInflate = typeof DecompressionStream === "function" && !flags.has("node
 // fetched compressed and inflated here, so the wasm takes 3.5 MB on the wire instead of 9.6 MB
 // (and the standard library's zip is stored, not deflated, so imports need not inflate it).
 // Pyodide gets a response of the original type; without NAME.gz it gets the plain file.
-const PRECOMPRESSED = { "pyodide.asm.wasm": "application/wasm", "python_stdlib.zip": "application/zip" };
+const PRECOMPRESSED = {
+  "pyodide.asm.wasm": "application/wasm",
+  "pyodide.asm.mjs": "text/javascript",
+  "python_stdlib.zip": "application/zip",
+};
 
 // Count the bytes downloaded (wasm, stdlib, wheels, bundle) for the progress display.
 function counted(body) {
@@ -126,6 +130,24 @@ function unpackBundle(pyodide, { manifest, bytes }) {
   return manifest.native;
 }
 
+// Pyodide imports its Emscripten module (pyodide.asm.mjs, 1.25 MB) with import(), which the
+// fetch wrapper never sees: import the inflated copy from a blob URL here and hand Pyodide the
+// factory. Undefined (Pyodide imports the plain file) if that is not possible.
+async function importEmscriptenModule() {
+  const inflated = await fetchInflated(new URL("pyodide.asm.mjs", PYODIDE));
+  if (!inflated) return undefined;
+  const blob = new Blob([await inflated.arrayBuffer()], { type: "text/javascript" });
+  const url = URL.createObjectURL(blob);
+  try {
+    return (await import(url)).default;
+  } catch (error) {
+    console.warn("tryit: importing the plain pyodide.asm.mjs instead:", error);
+    return undefined;
+  } finally {
+    URL.revokeObjectURL(url);
+  }
+}
+
 let browser = null;
 let jspi = false;
 
@@ -134,8 +156,12 @@ async function boot() {
   setStage("Downloading the Python runtime");
   const bundle = canUseBundle() ? fetchBundle() : null; // downloads while Pyodide starts
   bundle?.catch(() => {});
-  const { loadPyodide } = await import(new URL("pyodide.mjs", PYODIDE).href);
+  const [{ loadPyodide }, createPyodideModule] = await Promise.all([
+    import(new URL("pyodide.mjs", PYODIDE).href),
+    importEmscriptenModule(),
+  ]);
   const pyodide = await loadPyodide({
+    createPyodideModule,
     indexURL: PYODIDE.href,
     lockFileURL: new URL("tryit-lock.json", PYODIDE).href,
     packageBaseUrl: PYODIDE.href,

@@ -12,6 +12,7 @@ inline. That is only correct in this single-user, in-process demo runtime.
 
 from __future__ import annotations
 
+import functools
 import json
 import sys
 from collections.abc import Callable
@@ -55,6 +56,7 @@ async def boot() -> str:
     return json.dumps({"python": sys.version.split()[0], "jspi": can_block()})
 
 
+@functools.cache  # every click asks; recipe.toml files do not change during a visit
 def _needs_blocking(name: str) -> bool:
     recipe = load_recipe(name)
     return recipe.library == "resq" and recipe.demo.get("adapter", "requests") == "requests"
