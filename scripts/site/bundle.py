@@ -2,16 +2,16 @@
 
 Pyodide's ``loadPackage`` unpacks a wheel with Python's ``zipfile`` running in WebAssembly, one
 file at a time: about a second for the ~700 files of the browser set on a 2-core machine. The
-bundle holds the same files, already unpacked, back to back in one gzip stream; the worker
-(``docs/assets/tryit/worker.mjs``) inflates it with the browser's native ``DecompressionStream``
-and writes each file into Pyodide's site-packages: a tenth of the time, and fewer bytes (one
-stream compresses across files). Wheels with shared libraries (``.so``: pydantic-core) still go
+bundle holds the same files, already unpacked, back to back in one gzip stream (served as
+``site-packages.bin.gz``); the worker (``docs/assets/tryit/worker.mjs``) inflates it with the
+browser's native ``DecompressionStream``, checks its sha256 and writes each file into Pyodide's
+site-packages: a tenth of the time, and fewer bytes (one stream compresses across files). Wheels with shared libraries (``.so``: pydantic-core) still go
 through ``loadPackage``, which also links them. The wheels and the lockfile stay served, as the
 fallback for a browser without ``DecompressionStream`` or Web Crypto.
 
 The manifest, ``tryit-bundle.json``::
 
-    {"file": "site-packages.bin.gz", "sha256": <hex of the gzip file>, "size": <inflated>,
+    {"file": "site-packages.bin", "sha256": <hex of the inflated bytes>, "size": <their length>,
      "packages": [<lockfile names in the bundle>], "native": [<names left to loadPackage>],
      "files": [[<path under site-packages>, <offset>, <size>], ...]}
 """
@@ -25,7 +25,7 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
-BUNDLE_FILE = "site-packages.bin.gz"
+BUNDLE_FILE = "site-packages.bin"  # served as BUNDLE_FILE + ".gz" only
 MANIFEST = "tryit-bundle.json"
 
 
@@ -61,10 +61,10 @@ def write_bundle(folder: Path, lock: dict[str, Any]) -> dict[str, Any]:
                 files.append([member.filename, len(blob), len(data)])
                 blob += data
     packed = gzip.compress(bytes(blob), compresslevel=9, mtime=0)
-    (folder / BUNDLE_FILE).write_bytes(packed)
+    (folder / (BUNDLE_FILE + ".gz")).write_bytes(packed)
     manifest = {
         "file": BUNDLE_FILE,
-        "sha256": hashlib.sha256(packed).hexdigest(),
+        "sha256": hashlib.sha256(blob).hexdigest(),
         "size": len(blob),
         "packages": packages,
         "native": native,

@@ -8,6 +8,7 @@ committed transcript.
 
 from __future__ import annotations
 
+import gzip
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -173,8 +174,8 @@ def test_a_corrupted_bundle_is_refused_and_the_wheels_are_used(
 ) -> None:
     visit = Visit(chromium, site_server.url)
     try:
-        packed = (built_site / "_tryit" / "pyodide" / "site-packages.bin.gz").read_bytes()
-        tampered = packed[:-9] + bytes([packed[-9] ^ 0xFF]) + packed[-8:]
+        raw = gzip.decompress((built_site / "_tryit/pyodide/site-packages.bin.gz").read_bytes())
+        tampered = gzip.compress(raw[:-1] + bytes([raw[-1] ^ 0xFF]))  # valid gzip, wrong bytes
         visit.page.route(
             "**/site-packages.bin.gz",
             lambda route: route.fulfill(status=200, body=tampered),
@@ -206,6 +207,29 @@ def test_widget_is_keyboard_operable_and_respects_reduced_motion(visit: Visit) -
     visit.page.keyboard.press("Enter")
     visit.page.wait_for_function(f"() => ({IDLE})(document.querySelector('.tryit'))")
     assert visit.transcript() == []
+
+
+def test_gz_files_a_server_marks_content_encoding_gzip_are_not_inflated_twice(
+    chromium: Any, site_server: StaticServer, built_site: Path
+) -> None:
+    # Some servers label .gz files "Content-Encoding: gzip": the browser then inflates them.
+    visit = Visit(chromium, site_server.url)
+    try:
+
+        def as_encoded(route: Any) -> None:
+            name = urlsplit(route.request.url).path.rsplit("/", 1)[1]
+            body = (built_site / "_tryit" / "pyodide" / name).read_bytes()
+            headers = {"Content-Type": "application/octet-stream", "Content-Encoding": "gzip"}
+            route.fulfill(status=200, body=body, headers=headers)
+
+        visit.page.route("**/_tryit/pyodide/*.gz", as_encoded)
+        visit.goto("recipes/resq-async-poll/")
+        visit.click("run", timeout=LOAD_MS)
+        assert visit.transcript() == _committed("resq-async-poll")
+        assert not [url for url in visit.requests if url.endswith("fastapi-0.165.0-py3-none-any.whl")]
+        assert len([url for url in visit.requests if url.endswith(".gz")]) == 4
+    finally:
+        visit.close()
 
 
 def test_wasm_served_with_a_wrong_type(chromium: Any, built_site: Path) -> None:

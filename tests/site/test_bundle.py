@@ -28,9 +28,8 @@ def _wheel(folder: Path, name: str, members: dict[str, bytes]) -> dict[str, Any]
 
 
 def _unpack(folder: Path, manifest: dict[str, Any]) -> dict[str, bytes]:
-    packed = (folder / manifest["file"]).read_bytes()
-    assert hashlib.sha256(packed).hexdigest() == manifest["sha256"]
-    raw = gzip.decompress(packed)
+    raw = gzip.decompress((folder / (manifest["file"] + ".gz")).read_bytes())
+    assert hashlib.sha256(raw).hexdigest() == manifest["sha256"]
     assert len(raw) == manifest["size"]
     return {name: raw[offset : offset + size] for name, offset, size in manifest["files"]}
 
