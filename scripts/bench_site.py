@@ -32,18 +32,13 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
-sys.path.insert(0, str(ROOT / "scripts" / "site"))
+sys.path[:0] = [str(ROOT / "scripts" / "site"), str(ROOT)]
 
 from static_server import StaticServer  # noqa: E402
 
-ARGS = [
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--disable-sync",
-    "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1",
-]
+from tests._support.browser import CHROMIUM, CHROMIUM_ARGS  # noqa: E402  # as the tests run it
+
+ARGS = CHROMIUM_ARGS
 READY = "() => globalThis.__tryitRuntime && globalThis.__tryitRuntime.info"
 READY_OR_FALLBACK = (
     "() => (globalThis.__tryitRuntime && globalThis.__tryitRuntime.info)"
@@ -194,7 +189,7 @@ def main(argv: list[str]) -> int:
             for run in range(args.repeat):
                 with tempfile.TemporaryDirectory() as profile:
                     context = playwright.chromium.launch_persistent_context(
-                        profile, executable_path="/usr/bin/chromium", args=ARGS, headless=True
+                        profile, executable_path=CHROMIUM, args=ARGS, headless=True
                     )
                     page = context.new_page()
                     server.clear_log()
@@ -217,7 +212,7 @@ def main(argv: list[str]) -> int:
                     seconds, warm_bytes, _ = click_to_ready(again, server)
                     warm.append(seconds)
                     context.close()
-                fresh = playwright.chromium.launch(executable_path="/usr/bin/chromium", args=ARGS)
+                fresh = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
                 bare.append(baseline(fresh.new_context(), root, server.url))
                 fresh.close()
 

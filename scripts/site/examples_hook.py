@@ -29,25 +29,13 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from scriptload import load_script
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
 EXAMPLES_DIR = ROOT / "docs" / "examples"
 DOWNLOAD_SCRIPT = ROOT / "scripts" / "download_example.py"
 PREFIX = "examples/"
-
-
-def load_script(name: str, path: Path) -> ModuleType:
-    """Import a file under ``scripts/`` by path, once (they are scripts, not a package)."""
-    key = f"_resq_hedron_{name}"
-    if key in sys.modules:
-        return sys.modules[key]
-    spec = importlib.util.spec_from_file_location(key, path)
-    if spec is None or spec.loader is None:
-        raise RuntimeError(f"cannot load {path}")
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[key] = module  # dataclasses look their module up while the file executes
-    spec.loader.exec_module(module)
-    return module
 
 
 def local_wheels() -> dict[str, Path]:

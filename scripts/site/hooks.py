@@ -31,6 +31,7 @@ import examples_hook  # noqa: E402
 import reference_pages  # noqa: E402
 import runtime  # noqa: E402
 import site_pages  # noqa: E402
+from scriptload import load_script  # noqa: E402
 
 mimetypes.add_type("application/wasm", ".wasm")
 mimetypes.add_type("text/javascript", ".mjs")
@@ -44,7 +45,7 @@ def _skip_runtime() -> bool:
 
 def _generated(config: Any) -> dict[str, str]:
     recipes = site_pages.read_recipes(ROOT)
-    examples = examples_hook.load_script("examples", ROOT / "scripts" / "examples.py")
+    examples = load_script("examples", ROOT / "scripts" / "examples.py")
 
     def quickstart(name: str) -> str:
         return str(examples.quickstart_markdown(name, site_url=config["site_url"]))

@@ -31,7 +31,8 @@ import subprocess
 import sys
 import zipfile
 from pathlib import Path
-from types import ModuleType
+
+from scriptload import load_script
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent.parent
@@ -151,15 +152,6 @@ HTMX = ROOT / "src" / "hedron" / "hedron" / "static" / "vendor" / "htmx.min.js"
 TRYIT_VERSION = "0.1.0"
 
 
-def _load(name: str, path: Path) -> ModuleType:
-    spec = importlib.util.spec_from_file_location(name, path)
-    if spec is None or spec.loader is None:
-        raise RuntimeError(f"cannot load {path}")
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
 def _tree_hash(*paths: Path) -> str:
     digest = hashlib.sha256()
     for base in paths:
@@ -185,7 +177,7 @@ def fetch_pyodide() -> Path:
     """The Pyodide runtime files, extracted from the pinned npm package."""
     folder = CACHE / "pyodide"
     if not _stamped(folder, PYODIDE_SPEC):
-        npm_fetch = _load("npm_fetch", ROOT / "scripts" / "npm_fetch.py")
+        npm_fetch = load_script("npm_fetch", ROOT / "scripts" / "npm_fetch.py")
         npm_fetch.extract(PYODIDE_SPEC, PYODIDE_FILES, folder)
         _stamp(folder, PYODIDE_SPEC)
     return folder
@@ -350,7 +342,7 @@ def build(*, force: bool = False) -> Path:
         shutil.rmtree(CACHE, ignore_errors=True)
     parts = [fetch_pyodide(), download_wheels(), build_local_wheels(), build_tryit_wheel()]
     if not HTMX.exists():
-        hook = _load("hedron_hatch_build", ROOT / "src" / "hedron" / "hatch_build.py")
+        hook = load_script("hedron_hatch_build", ROOT / "src" / "hedron" / "hatch_build.py")
         hook.ensure_htmx()
     compiled = precompile(parts[0], parts[1:])
     key = (compiled / ".stamp").read_text() + _tree_hash(
@@ -358,7 +350,7 @@ def build(*, force: bool = False) -> Path:
     )
     if _stamped(RUNTIME, key):
         return RUNTIME
-    lockfile = _load("tryit_lockfile", HERE / "lockfile.py")
+    lockfile = load_script("tryit_lockfile", HERE / "lockfile.py")
     staging = CACHE / "runtime.new"
     shutil.rmtree(staging, ignore_errors=True)
     pyodide_dir = staging / "pyodide"
@@ -372,7 +364,7 @@ def build(*, force: bool = False) -> Path:
     info = json.loads((parts[0] / "pyodide-lock.json").read_text())["info"]
     precompress(pyodide_dir)
     lock = lockfile.write_lock(pyodide_dir, info, pyodide_dir / LOCK_NAME)
-    _load("tryit_bundle", HERE / "bundle.py").write_bundle(pyodide_dir, lock)
+    load_script("tryit_bundle", HERE / "bundle.py").write_bundle(pyodide_dir, lock)
     shutil.copy2(HTMX, staging / "htmx.min.js")
     _stamp(staging, key)
     shutil.rmtree(RUNTIME, ignore_errors=True)

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from examples_hook import load_script
+from scriptload import load_script
 
 LANGS = {".py": "python", ".toml": "toml", ".txt": "text", ".md": "markdown", ".sh": "bash"}
 

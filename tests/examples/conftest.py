@@ -6,7 +6,6 @@ from __future__ import annotations
 import contextlib
 import functools
 import http.server
-import importlib.util
 import sys
 import threading
 from collections.abc import Iterator
@@ -16,20 +15,10 @@ from types import ModuleType
 import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT / "scripts" / "site") not in sys.path:
+    sys.path.insert(0, str(ROOT / "scripts" / "site"))
 
-
-def load_script(name: str, path: Path) -> ModuleType:
-    """Import a file under ``scripts/`` as a module (they are scripts, not a package)."""
-    key = f"_resq_hedron_{name}"
-    if key in sys.modules:
-        return sys.modules[key]
-    spec = importlib.util.spec_from_file_location(key, path)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[key] = module
-    spec.loader.exec_module(module)
-    return module
+from scriptload import load_script  # noqa: E402
 
 
 @pytest.fixture(scope="session")
