@@ -1,6 +1,6 @@
 // The "Try it" Web Worker: loads Pyodide from this site (never another origin), installs the
-// wheels listed in the site's own lockfile, then relays messages to Python
-// (`tryit.browser.handle`). No stepping logic lives here.
+// libraries (the bundle of pure wheels, then the rest through the site's own lockfile), then
+// relays messages to Python (`tryit.browser.handle`). No stepping logic lives here.
 
 const BASE = new URL("../../_tryit/", import.meta.url);
 
