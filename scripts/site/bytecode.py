@@ -31,11 +31,15 @@ FIXED_DATE = (1980, 1, 1, 0, 0, 0)
 
 
 def _without_docstrings(source: bytes, filename: str) -> ast.Module:
-    """The module's syntax tree without its docstrings (``__doc__`` becomes None, as under
-    ``python -OO``; asserts stay, unlike ``-OO``)."""
+    """The module's syntax tree without its module and function docstrings (their ``__doc__``
+    becomes None, as under ``python -OO``; asserts stay, unlike ``-OO``).
+
+    Class docstrings stay: a dataclass without one computes a signature for its ``__doc__``
+    when it is created (slower imports), and pydantic shows model docstrings in schemas.
+    """
     tree = ast.parse(source, filename)
     for node in ast.walk(tree):
-        if isinstance(node, ast.Module | ast.ClassDef | ast.FunctionDef | ast.AsyncFunctionDef):
+        if isinstance(node, ast.Module | ast.FunctionDef | ast.AsyncFunctionDef):
             body = node.body
             first = body[0] if body else None
             if (

@@ -12,7 +12,9 @@ Steps (each cached; rerun only when its inputs change):
    compiled by the pinned Pyodide itself under Node (``bytecode.py``, ``pyodide_node.mjs``);
 5. a lockfile of our own (sha256, depends, imports) that ``loadPyodide`` is pointed at, and
    the bundle: the pure wheels unpacked into one gzip stream (``bundle.py``);
-6. htmx, taken from hedron's build (same pinned npm package).
+6. gzip copies of the wasm, its JavaScript and the standard library (:func:`precompress`),
+   which the worker inflates itself;
+7. htmx, taken from hedron's build (same pinned npm package).
 
 The MkDocs hook (``scripts/site/hooks.py``) calls :func:`build` and copies the result into the
 built site under ``_tryit/``. Usage as a script: ``python scripts/site/runtime.py [--force]``.
@@ -23,7 +25,6 @@ from __future__ import annotations
 import base64
 import gzip
 import hashlib
-import importlib.util
 import io
 import json
 import shutil
