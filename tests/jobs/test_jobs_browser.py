@@ -66,6 +66,15 @@ def test_taskflow_recipe_runs_to_its_result(
     assert '"resized": 1' in text
     assert [url for url, _ in posts] == [base + "/tasks/resize"]
     assert posts[0][1], "htmx sent the CSRF header with the submit"
+    # Start another: the form comes back, and a second job runs to its result too
+    page.click("#resize-status button:has-text('Start another')")
+    page.wait_for_selector("#resize-flow input[name=steps]", timeout=DEADLINE_MS)
+    page.fill("input[name=steps]", "2")
+    page.click("button[type=submit]")
+    page.wait_for_selector("#resize-status .h-tone-success", timeout=DEADLINE_MS)
+    assert '"resized": 2' in page.inner_text("#resize-status")
+    assert [url for url, _ in posts] == [base + "/tasks/resize"] * 2
+    assert all(token for _, token in posts)
     assert page.problems == []
 
 

@@ -13,6 +13,7 @@ from jobs_support import JOBS_SECRET
 
 from hedron import Field, Hedron, Input, Page
 from hedron.jobs import JobScope, TaskFlow
+from hedron_core import render
 from hedron_core.htmx import STOP_POLLING_STATUS
 from hedron_core.jobs import InMemoryJobBackend, SteppingRunner, TaskContext, VirtualClock
 
@@ -126,6 +127,42 @@ def test_submit_polls_then_stops_on_the_result(client: TestClient, harness: Harn
     assert "Done." in done.text
     assert "&quot;counted&quot;: 2" in done.text or '"counted": 2' in done.text
     assert "Cancel" not in done.text
+    # the final view offers the form again, fetched into the flow's region
+    assert ">Start another</button>" in done.text
+    assert 'hx-get="/tasks/count/form"' in done.text
+    assert 'hx-target="#count-flow"' in done.text
+
+
+def test_start_another_brings_back_a_working_form(client: TestClient, harness: Harness) -> None:
+    first = _submit(client, "1")
+    harness.runner.run_until_idle()
+    form = client.get("/tasks/count/form", headers={"x-user": "alice", "HX-Request": "true"})
+    assert form.status_code == 200
+    assert 'hx-post="/tasks/count"' in form.text
+    assert 'name="n"' in form.text
+    assert "<html" not in form.text  # a fragment for the region, not a page
+    token = re.search(r'name="csrf_token" value="([^"]+)"', form.text)
+    assert token, form.text
+    second = client.post(
+        "/tasks/count",
+        data={"n": "1", "csrf_token": token.group(1)},
+        headers={"x-user": "alice", "HX-Request": "true"},
+    )
+    assert second.status_code == 200
+    assert _job_id(second.text) != _job_id(first.text)
+    assert len(harness.backend) == 2
+
+
+def test_restart_can_be_turned_off(harness: Harness) -> None:
+    flow = TaskFlow("count", scope=header_scope, restart=False, name="plain")
+    flow.mount(harness.app)
+    job = harness.backend.submit("count", {"n": 1}, auth_subject="alice", tenant_id="acme")
+    harness.runner.run_until_idle()
+    done = harness.backend.get(job.id, auth_subject="alice", tenant_id="acme")
+    assert done is not None
+    assert done.terminal
+    assert "Start another" not in render(flow.status_view(done))
+    assert "Start another" in render(harness.flow.status_view(done))
 
 
 def test_submit_needs_csrf(client: TestClient, harness: Harness) -> None:

@@ -43,11 +43,13 @@ class TaskFlow:
     returned by ``scope(request)``, enqueues the job and swaps the form for a ``Poll`` of
     the job's status; the status endpoint answers ``286`` once the job is finished, so
     polling stops on the final view (the result for SUCCEEDED, the error text for FAILED).
-    While the job is not finished a *Cancel* button asks the backend to stop it.
+    While the job is not finished a *Cancel* button asks the backend to stop it; on the
+    final view a *Start another* button brings the form back.
 
     Routes (``path`` defaults to ``/tasks/<job_type>``): ``POST {path}`` submits,
     ``GET {path}/{job_id}/status`` answers the status, ``POST {path}/{job_id}/cancel``
-    cancels. Status and cancel are scoped: another identity's job is a 404 like a missing one.
+    cancels, ``GET {path}/form`` answers a fresh form (what *Start another* fetches). Status
+    and cancel are scoped: another identity's job is a 404 like a missing one.
 
     Args:
         job_type: The job type to submit (a task name of your runner or workers).
@@ -62,6 +64,7 @@ class TaskFlow:
         policy: ``policy(scope, job_type, payload) -> bool`` for ``authorize_submit``.
         result_view: Renders a SUCCEEDED job's result (default: its JSON).
         cancel: Offer a Cancel button while the job is not finished.
+        restart: Offer a *Start another* button on the final view (any terminal state).
         poll_interval_ms: How often the status region polls.
         submit_label: The submit button's text.
         path: Root-relative URL prefix of the flow's routes.
@@ -93,6 +96,7 @@ class TaskFlow:
         policy: SubmitPolicy | None = None,
         result_view: Callable[[JobStatus], Component] | None = None,
         cancel: bool = True,
+        restart: bool = True,
         poll_interval_ms: int = 1000,
         submit_label: str = "Start",
         path: str | None = None,
@@ -125,6 +129,7 @@ class TaskFlow:
         self.policy = policy
         self.result_view = result_view
         self.cancel = bool(cancel)
+        self.restart = bool(restart)
         self.poll_interval_ms = poll_interval_ms
         self.submit_label = _require_text(submit_label, "submit_label", "TaskFlow")
         self.path = (path or f"/tasks/{slug}").rstrip("/")
@@ -155,10 +160,18 @@ class TaskFlow:
         return Stack(*parts, gap="sm")
 
     def status_view(self, status: JobStatus) -> Component:
-        """What the polled status region shows for ``status`` (with a Cancel button while
-        the job is not finished and ``cancel`` is on)."""
+        """What the polled status region shows for ``status``: with a Cancel button while the
+        job is not finished (``cancel``), with a Start another button once it is (``restart``).
+        """
         view = job_status_view(status, result_view=self.result_view or _default_result)
-        if not self.cancel or status.terminal or status.cancel_requested:
+        if status.terminal:
+            if not self.restart:
+                return view
+            again = ComponentRef(
+                logical_id=self.region_id, path=f"{self.path}/form", method="GET", swap="innerHTML"
+            )
+            return Stack(view, Button("Start another", variant="secondary", ref=again), gap="sm")
+        if not self.cancel or status.cancel_requested:
             return view
         ref = ComponentRef(
             logical_id=self.status_id,
@@ -197,7 +210,11 @@ class TaskFlow:
         async def cancel(job_id: str, request: Request) -> Response:
             return flow._status(job_id, request, cancel=True)
 
+        async def form() -> Component:
+            return flow._form(None)
+
         app.action(self.path, name=f"{self.name}-submit")(submit)
+        app.action(f"{self.path}/form", methods=("GET",), name=f"{self.name}-form")(form)
         app.get(f"{self.path}/{{job_id}}/status", name=f"{self.name}-status")(status)
         app.action(f"{self.path}/{{job_id}}/cancel", name=f"{self.name}-cancel")(cancel)
 
