@@ -117,7 +117,64 @@ def test_poll_stops_after_286_with_no_offorigin_request_or_csp_violation(
     offorigin = [u for u in requests_seen if not u.startswith(base + "/")]
     assert offorigin == []
     assert f"{base}/_hedron/static/vendor/htmx.min.js" in requests_seen
+    assert f"{base}/_hedron/static/hedron.js" in requests_seen
     assert console_errors == []
+
+
+def build_gone_app(counters: Counters, error_status: int, errors_before: int = 0) -> Hedron:
+    """``/job`` answers 200 twice, then ``errors_before`` times 500, then ``error_status``."""
+    app = Hedron(title="Gone test", security="standard", session_secret=SECRET)
+
+    @app.page("/")
+    def home(request: Request) -> Page:
+        job = ComponentRef(logical_id="job-status", path="/job", method="GET")
+        clock = ComponentRef(logical_id="clock", path="/clock", method="GET")
+        return Page(
+            Poll(ref=job, interval_ms=INTERVAL_MS, content=Status("Queued…")),
+            Poll(ref=clock, interval_ms=INTERVAL_MS, content=Status("tick 0")),
+            title="Gone test",
+        )
+
+    @app.get("/job")
+    async def job() -> Any:
+        n = counters.hit("job")
+        if n <= 2:
+            return fragment(Status(f"Step {n}"))
+        if n <= 2 + errors_before:
+            return fragment(Status("oops"), status_code=500)
+        return fragment(Status("gone"), status_code=error_status)
+
+    @app.get("/clock")
+    async def clock() -> Any:
+        return fragment(Status(f"tick {counters.hit('clock')}"))
+
+    return app
+
+
+@pytest.mark.parametrize(("status", "says"), [(404, "Not found."), (410, "No longer available.")])
+def test_poll_stops_when_what_it_watches_is_gone(
+    chromium: Any, live_server: Any, status: int, says: str
+) -> None:
+    # A 5xx (a server restarting) keeps polling; the 404/410 after it stops for good.
+    counters = Counters()
+    base = live_server(build_gone_app(counters, status, errors_before=2))
+    context = chromium.new_context()
+    page = context.new_page()
+    try:
+        page.goto(base + "/")
+        stopped = page.wait_for_selector(
+            f"#job-status[data-hedron-stopped='{status}'] .h-poll-gone", timeout=DEADLINE_S * 1000
+        )
+        assert stopped.inner_text() == says
+        stopped = page.query_selector("#job-status")
+        assert counters.get("job") == 2 + 2 + 1  # two answers, two 500s polled through, the end
+        assert stopped.get_attribute("hx-get") is None
+        assert stopped.get_attribute("aria-live") == "polite"
+        clock_now = counters.get("clock")
+        counters.wait_for("clock", clock_now + 10)  # ten more intervals: no request
+        assert counters.get("job") == 5
+    finally:
+        context.close()
 
 
 def test_htmx_form_post_carries_csrf_and_explorer_is_csp_clean(

@@ -1,4 +1,4 @@
-"""hedron's own static files (stylesheet and htmx), served from memory without threads."""
+"""hedron's own static files (stylesheet, script and htmx), served from memory without threads."""
 
 from __future__ import annotations
 
@@ -16,6 +16,7 @@ _DIR = Path(__file__).resolve().parent / "static"
 #: Files hedron serves under its static prefix, with their media types.
 STATIC_FILES: dict[str, str] = {
     "hedron.css": "text/css; charset=utf-8",
+    "hedron.js": "text/javascript; charset=utf-8",
     "favicon.svg": "image/svg+xml",
     "vendor/htmx.min.js": "text/javascript; charset=utf-8",
 }

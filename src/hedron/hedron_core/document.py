@@ -70,4 +70,5 @@ def _head_start(lang: str, static_prefix: str) -> str:
         + element("link", {"rel": "icon", "href": f"{static_prefix}/favicon.svg"})
         + element("link", {"rel": "stylesheet", "href": f"{static_prefix}/hedron.css"})
         + f'<script src="{escape_attr(static_prefix)}/vendor/htmx.min.js" defer></script>'
+        + f'<script src="{escape_attr(static_prefix)}/hedron.js" defer></script>'
     )

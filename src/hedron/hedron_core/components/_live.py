@@ -137,9 +137,12 @@ class Poll(Component):
 
     **Stop rule:** when the endpoint answers ``HTTP 286``
     (:data:`hedron_core.htmx.STOP_POLLING_STATUS`) htmx swaps that final answer and stops
-    polling. Any other 2xx answer is swapped and polling goes on. Error answers (4xx/5xx)
-    are not swapped; polling continues. Ticks that fall while a request is in flight are
-    dropped (``hx-sync="this:drop"``), so no request is ever sent after the 286 answer.
+    polling. Any other 2xx answer is swapped and polling goes on. A ``404`` or ``410``
+    answer (what it watches is gone) stops polling too: hedron's page script replaces the
+    element with a still copy reading "Not found." or "No longer available." Other error
+    answers (a 5xx while a server restarts) are not swapped and polling continues. Ticks
+    that fall while a request is in flight are dropped (``hx-sync="this:drop"``), so no
+    request is ever sent after the 286 answer.
 
     Args:
         ref: What to fetch (its ``logical_id`` becomes the element id).
