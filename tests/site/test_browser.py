@@ -226,7 +226,7 @@ def test_gz_files_a_server_marks_content_encoding_gzip_are_not_inflated_twice(
         visit.goto("recipes/resq-async-poll/")
         visit.click("run", timeout=LOAD_MS)
         assert visit.transcript() == _committed("resq-async-poll")
-        assert not [url for url in visit.requests if url.endswith("fastapi-0.165.0-py3-none-any.whl")]
+        assert not [url for url in visit.requests if "/fastapi-" in url]  # the bundle was used
         assert len([url for url in visit.requests if url.endswith(".gz")]) == 4
     finally:
         visit.close()
