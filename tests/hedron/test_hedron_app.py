@@ -241,6 +241,10 @@ async def test_static_files_served_with_etag(client: httpx.AsyncClient) -> None:
     assert again.content == b""
     assert (await client.get("/_hedron/static/../pyproject.toml")).status_code == 404
     assert (await client.get("/_hedron/static/nope.js")).status_code == 404
+    own = await client.get("/_hedron/static/hedron.js")
+    assert own.status_code == 200
+    assert own.headers["content-type"].startswith("text/javascript")
+    assert b'"htmx:afterRequest"' in own.content
 
 
 async def test_explorer_development_lists_every_component() -> None:
