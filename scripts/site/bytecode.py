@@ -1,6 +1,6 @@
 """Precompile the "Try it" runtime's Python modules to bytecode, inside Pyodide itself.
 
-Run by ``scripts/site/pyodide_node.mjs`` (Pyodide under Node), so the bytecode is made by the
+Run by ``scripts/site/run_in_node.mjs`` (Pyodide under Node), so the bytecode is made by the
 very interpreter that loads it in the browser (CPython 3.14 of the pinned Pyodide): a ``.pyc``
 from any other Python would be refused. Without it the browser compiles every module it
 imports from source on each visit, which was most of the time a cold "Try it" took.

@@ -9,7 +9,7 @@ Steps (each cached; rerun only when its inputs change):
    ``tryit`` driver (which carries the recipes as package data);
 4. bytecode: the standard library (without the parts no recipe can use in a browser,
    ``STDLIB_DROP``) and every wheel, rewritten so that what the runtime imports is a ``.pyc``
-   compiled by the pinned Pyodide itself under Node (``bytecode.py``, ``pyodide_node.mjs``);
+   compiled by the pinned Pyodide itself under Node (``bytecode.py``, ``run_in_node.mjs``);
 5. a lockfile of our own (sha256, depends, imports) that ``loadPyodide`` is pointed at, and
    the bundle: the pure wheels unpacked into one gzip stream (``bundle.py``);
 6. gzip copies of the wasm, its JavaScript and the standard library (:func:`precompress`),
@@ -280,7 +280,7 @@ def trim_stdlib(source: Path, target: Path) -> None:
 
 
 def _host(path: Path) -> str:
-    """``path`` as Pyodide sees it under ``pyodide_node.mjs`` (host ``/`` mounted at ``/host``)."""
+    """``path`` as Pyodide sees it under ``run_in_node.mjs`` (host ``/`` mounted at ``/host``)."""
     return "/host" + str(path.resolve())
 
 
@@ -293,7 +293,7 @@ def precompile(pyodide: Path, wheel_dirs: list[Path]) -> Path:
     folder = CACHE / "bytecode"
     key = "|".join((part / ".stamp").read_text() for part in [pyodide, *wheel_dirs])
     key += "|" + ",".join(sorted(STDLIB_DROP | ENCODINGS_KEEP)) + "|" + ",".join(KEEP_SOURCES)
-    key += "|" + _tree_hash(HERE / "bytecode.py", HERE / "pyodide_node.mjs")
+    key += "|" + _tree_hash(HERE / "bytecode.py", HERE / "run_in_node.mjs")
     if _stamped(folder, key):
         return folder
     staging = CACHE / "bytecode.new"
@@ -309,7 +309,7 @@ def precompile(pyodide: Path, wheel_dirs: list[Path]) -> Path:
         "keep_sources": list(KEEP_SOURCES),
     }
     (staging / "jobs.json").write_text(json.dumps(job, indent=1), encoding="utf-8")
-    script = [str(HERE / "pyodide_node.mjs"), str(pyodide), str(HERE / "bytecode.py")]
+    script = [str(HERE / "run_in_node.mjs"), str(pyodide), str(HERE / "bytecode.py")]
     subprocess.run(["node", *script, _host(staging / "jobs.json")], check=True)
     trimmed.unlink()
     (staging / "jobs.json").unlink()

@@ -159,7 +159,7 @@ def test_stdlib_trim_rules() -> None:
 def test_node_runner_reports_a_failing_script(tmp_path: Path) -> None:
     script = tmp_path / "fails.py"
     script.write_text("async def main(args):\n    raise RuntimeError('boom ' + args[0])\n")
-    runner = ROOT / "scripts" / "site" / "pyodide_node.mjs"
+    runner = ROOT / "scripts" / "site" / "run_in_node.mjs"
     pyodide = runtime.fetch_pyodide()
     result = subprocess.run(
         ["node", str(runner), str(pyodide), str(script), "now"],

@@ -1,7 +1,7 @@
 // Run a Python script's `async def main(args) -> int` inside Pyodide under Node (a build step,
 // never served):
 //
-//   node scripts/site/pyodide_node.mjs PYODIDE_DIR SCRIPT.py [ARGS...]
+//   node scripts/site/run_in_node.mjs PYODIDE_DIR SCRIPT.py [ARGS...]
 //
 // PYODIDE_DIR holds the pinned runtime files (pyodide.mjs, the wasm, the standard library).
 // The host's "/" is mounted at "/host" inside Pyodide, so pass paths as "/host/<absolute path>".
@@ -11,7 +11,7 @@ import { pathToFileURL } from "node:url";
 
 const [indexDir, script, ...args] = process.argv.slice(2);
 if (!indexDir || !script) {
-  console.error("usage: node pyodide_node.mjs PYODIDE_DIR SCRIPT.py [ARGS...]");
+  console.error("usage: node run_in_node.mjs PYODIDE_DIR SCRIPT.py [ARGS...]");
   process.exit(2);
 }
 const indexURL = resolve(indexDir) + "/";
@@ -23,7 +23,7 @@ pyodide.globals.set("__script_argv", pyodide.toPy(["/host" + resolve(script), ..
 try {
   const status = await pyodide.runPythonAsync(
     "import sys, runpy\nsys.argv = list(__script_argv)\n" +
-      "await runpy.run_path(sys.argv[0], run_name='__pyodide_node__')['main'](sys.argv[1:])",
+      "await runpy.run_path(sys.argv[0], run_name='__run_in_node__')['main'](sys.argv[1:])",
   );
   process.exit(typeof status === "number" ? status : 1);
 } catch (error) {
