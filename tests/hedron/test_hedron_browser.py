@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import threading
 import time
+from collections.abc import Callable
 from typing import Any
 
 import pytest
@@ -48,7 +49,9 @@ class Counters:
                 self.cond.wait(left)
 
 
-def build_app(counters: Counters) -> Hedron:
+def build_app(counters: Counters, answer: Callable[[int], Any]) -> Hedron:
+    """A page with two polls: ``/job`` answers ``answer(n)`` for its n-th request, and
+    ``/clock`` never stops (the test's clock, counted on the server)."""
     app = Hedron(title="Poll test", security="standard", session_secret=SECRET)
 
     @app.page("/")
@@ -58,17 +61,13 @@ def build_app(counters: Counters) -> Hedron:
         return Page(
             Text("Polling test"),
             Poll(ref=job, interval_ms=INTERVAL_MS, content=Status("Queued…")),
-            # A second poll that never stops: the test's clock, counted on the server.
             Poll(ref=clock, interval_ms=INTERVAL_MS, content=Status("tick 0")),
             title="Poll test",
         )
 
     @app.get("/job")
     async def job() -> Any:
-        n = counters.hit("job")
-        if n > STEPS_BEFORE_DONE:
-            return fragment(Status("Done", tone="success"), status_code=STOP_POLLING_STATUS)
-        return fragment(Status(f"Step {n}/{STEPS_BEFORE_DONE}"))
+        return answer(counters.hit("job"))
 
     @app.get("/clock")
     async def clock() -> Any:
@@ -77,11 +76,18 @@ def build_app(counters: Counters) -> Hedron:
     return app
 
 
+def until_done(n: int) -> Any:
+    """Steps, then the 286 answer."""
+    if n > STEPS_BEFORE_DONE:
+        return fragment(Status("Done", tone="success"), status_code=STOP_POLLING_STATUS)
+    return fragment(Status(f"Step {n}/{STEPS_BEFORE_DONE}"))
+
+
 def test_poll_stops_after_286_with_no_offorigin_request_or_csp_violation(
     chromium: Any, live_server: Any
 ) -> None:
     counters = Counters()
-    base = live_server(build_app(counters))
+    base = live_server(build_app(counters, until_done))
     context = chromium.new_context()
     page = context.new_page()
     requests_seen: list[str] = []
@@ -121,34 +127,17 @@ def test_poll_stops_after_286_with_no_offorigin_request_or_csp_violation(
     assert console_errors == []
 
 
-def build_gone_app(counters: Counters, error_status: int, errors_before: int = 0) -> Hedron:
-    """``/job`` answers 200 twice, then ``errors_before`` times 500, then ``error_status``."""
-    app = Hedron(title="Gone test", security="standard", session_secret=SECRET)
+def gone_after(error_status: int, errors_before: int) -> Callable[[int], Any]:
+    """Two 200 answers, then ``errors_before`` times 500, then ``error_status``."""
 
-    @app.page("/")
-    def home(request: Request) -> Page:
-        job = ComponentRef(logical_id="job-status", path="/job", method="GET")
-        clock = ComponentRef(logical_id="clock", path="/clock", method="GET")
-        return Page(
-            Poll(ref=job, interval_ms=INTERVAL_MS, content=Status("Queued…")),
-            Poll(ref=clock, interval_ms=INTERVAL_MS, content=Status("tick 0")),
-            title="Gone test",
-        )
-
-    @app.get("/job")
-    async def job() -> Any:
-        n = counters.hit("job")
+    def answer(n: int) -> Any:
         if n <= 2:
             return fragment(Status(f"Step {n}"))
         if n <= 2 + errors_before:
             return fragment(Status("oops"), status_code=500)
         return fragment(Status("gone"), status_code=error_status)
 
-    @app.get("/clock")
-    async def clock() -> Any:
-        return fragment(Status(f"tick {counters.hit('clock')}"))
-
-    return app
+    return answer
 
 
 @pytest.mark.parametrize(("status", "says"), [(404, "Not found."), (410, "No longer available.")])
@@ -157,7 +146,7 @@ def test_poll_stops_when_what_it_watches_is_gone(
 ) -> None:
     # A 5xx (a server restarting) keeps polling; the 404/410 after it stops for good.
     counters = Counters()
-    base = live_server(build_gone_app(counters, status, errors_before=2))
+    base = live_server(build_app(counters, gone_after(status, errors_before=2)))
     context = chromium.new_context()
     page = context.new_page()
     try:

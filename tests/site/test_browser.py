@@ -81,14 +81,17 @@ class Visit:
     def close(self) -> None:
         self.context.close()
 
+    def __enter__(self) -> Visit:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
 
 @pytest.fixture(scope="module")
 def visit(chromium: Any, site_server: StaticServer, built_site: Path) -> Iterator[Visit]:
-    v = Visit(chromium, site_server.url)
-    try:
+    with Visit(chromium, site_server.url) as v:
         yield v
-    finally:
-        v.close()
 
 
 def test_nothing_of_the_runtime_loads_before_the_first_click(
@@ -158,22 +161,18 @@ def _runs_without_the_bundle(visit: Visit) -> None:
 def test_without_decompression_the_plain_files_and_every_wheel_are_used(
     chromium: Any, site_server: StaticServer, built_site: Path
 ) -> None:
-    visit = Visit(chromium, site_server.url)  # a browser without DecompressionStream
-    try:
+    with Visit(chromium, site_server.url) as visit:  # a browser without DecompressionStream
         visit.page.add_init_script("globalThis.TRYIT_SIMULATE_NO_DECOMPRESSION = true")
         _runs_without_the_bundle(visit)
         assert not [url for url in visit.requests if url.endswith(".gz")]
         names = {url.rsplit("/", 1)[1] for url in visit.requests}
         assert {"pyodide.asm.wasm", "python_stdlib.zip"} <= names
-    finally:
-        visit.close()
 
 
 def test_a_corrupted_bundle_is_refused_and_the_wheels_are_used(
     chromium: Any, site_server: StaticServer, built_site: Path
 ) -> None:
-    visit = Visit(chromium, site_server.url)
-    try:
+    with Visit(chromium, site_server.url) as visit:
         raw = gzip.decompress((built_site / "_tryit/pyodide/site-packages.bin.gz").read_bytes())
         tampered = gzip.compress(raw[:-1] + bytes([raw[-1] ^ 0xFF]))  # valid gzip, wrong bytes
         visit.page.route(
@@ -181,8 +180,6 @@ def test_a_corrupted_bundle_is_refused_and_the_wheels_are_used(
             lambda route: route.fulfill(status=200, body=tampered),
         )
         _runs_without_the_bundle(visit)
-    finally:
-        visit.close()
 
 
 def test_widget_is_keyboard_operable_and_respects_reduced_motion(visit: Visit) -> None:
@@ -213,8 +210,7 @@ def test_gz_files_a_server_marks_content_encoding_gzip_are_not_inflated_twice(
     chromium: Any, site_server: StaticServer, built_site: Path
 ) -> None:
     # Some servers label .gz files "Content-Encoding: gzip": the browser then inflates them.
-    visit = Visit(chromium, site_server.url)
-    try:
+    with Visit(chromium, site_server.url) as visit:
 
         def as_encoded(route: Any) -> None:
             name = urlsplit(route.request.url).path.rsplit("/", 1)[1]
@@ -228,24 +224,18 @@ def test_gz_files_a_server_marks_content_encoding_gzip_are_not_inflated_twice(
         assert visit.transcript() == _committed("resq-async-poll")
         assert not [url for url in visit.requests if "/fastapi-" in url]  # the bundle was used
         assert len([url for url in visit.requests if url.endswith(".gz")]) == 4
-    finally:
-        visit.close()
 
 
 def test_wasm_served_with_a_wrong_type(chromium: Any, built_site: Path) -> None:
     # Pyodide itself would hang without an error. The compressed copy sidesteps the server's
     # type; without DecompressionStream the widget says why and shows the record.
     with StaticServer(built_site, mime_types={".wasm": "application/octet-stream"}) as server:
-        visit = Visit(chromium, server.url)
-        try:
+        with Visit(chromium, server.url) as visit:
             visit.goto(f"recipes/{RECIPES[0]}/")
             visit.click("run", timeout=LOAD_MS)
             assert visit.state() == "done"
             assert visit.transcript() == _committed(RECIPES[0])
-        finally:
-            visit.close()
-        visit = Visit(chromium, server.url)
-        try:
+        with Visit(chromium, server.url) as visit:
             visit.page.add_init_script("globalThis.TRYIT_SIMULATE_NO_DECOMPRESSION = true")
             visit.goto(f"recipes/{RECIPES[0]}/")
             visit.click("step", timeout=LOAD_MS)
@@ -254,31 +244,24 @@ def test_wasm_served_with_a_wrong_type(chromium: Any, built_site: Path) -> None:
             status = visit.widget().locator(".tryit__status").inner_text()
             assert "recorded by the test suite" in status
             assert 'pyodide.asm.wasm as "application/octet-stream"' in status
-        finally:
-            visit.close()
 
 
 def test_fallback_when_the_runtime_stops_making_progress(chromium: Any, built_site: Path) -> None:
     # The stall watchdog: a runtime file that never arrives (the request is held) gives up.
-    with StaticServer(built_site) as server:
-        visit = Visit(chromium, server.url)
-        try:
-            visit.page.route("**/python_stdlib.zip*", lambda route: None)  # never answered
-            visit.page.add_init_script("globalThis.TRYIT_STALL_MS = 3000")
-            visit.goto(f"recipes/{RECIPES[0]}/")
-            visit.click("step", timeout=LOAD_MS)
-            assert visit.state() == "fallback"
-            assert "timed out" in visit.widget().locator(".tryit__status").inner_text()
-            assert visit.transcript() == _committed(RECIPES[0])
-        finally:
-            visit.close()
+    with StaticServer(built_site) as server, Visit(chromium, server.url) as visit:
+        visit.page.route("**/python_stdlib.zip*", lambda route: None)  # never answered
+        visit.page.add_init_script("globalThis.TRYIT_STALL_MS = 3000")
+        visit.goto(f"recipes/{RECIPES[0]}/")
+        visit.click("step", timeout=LOAD_MS)
+        assert visit.state() == "fallback"
+        assert "timed out" in visit.widget().locator(".tryit__status").inner_text()
+        assert visit.transcript() == _committed(RECIPES[0])
 
 
 def test_sync_recipe_without_jspi_shows_the_recorded_transcript_and_says_why(
     chromium: Any, site_server: StaticServer, built_site: Path
 ) -> None:
-    visit = Visit(chromium, site_server.url)
-    try:
+    with Visit(chromium, site_server.url) as visit:
         visit.page.add_init_script("globalThis.TRYIT_SIMULATE_NO_JSPI = true")
         visit.goto("recipes/resq-sync-poll/")
         visit.click("step", timeout=LOAD_MS)
@@ -289,5 +272,3 @@ def test_sync_recipe_without_jspi_shows_the_recorded_transcript_and_says_why(
         visit.navigate("recipes/resq-async-poll/")
         visit.click("run")
         assert visit.transcript() == _committed("resq-async-poll")
-    finally:
-        visit.close()
