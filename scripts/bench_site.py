@@ -45,6 +45,7 @@ READY_OR_FALLBACK = (
     " || document.querySelector('.tryit').dataset.state === 'fallback'"
 )
 NOT_BUSY = "() => document.querySelector('.tryit').getAttribute('aria-busy') === 'false'"
+SAVED = "() => globalThis.__tryitRuntime.saved !== undefined"
 FIRST_LINE = "() => document.querySelectorAll('.tryit__transcript li').length > 0"
 FIRST_LINES: list[float] = []  # click -> first transcript line, for every click_to_ready
 
@@ -94,7 +95,8 @@ def click_to_ready(page: Any, server: StaticServer) -> tuple[float, int, float]:
     page.wait_for_function(NOT_BUSY, timeout=60_000)
     info = page.evaluate("globalThis.__tryitRuntime.info")
     stages = " | ".join(f"{name} @{ms / 1000:.1f}s" for name, ms in info["stages"].items())
-    print(f"  stages (worker clock): {stages}; first line @{first_line:.1f}s (page clock)")
+    how = "restored a saved interpreter" if info.get("restored") else "started afresh"
+    print(f"  {how}; stages (worker clock): {stages}; first line @{first_line:.1f}s (page clock)")
     FIRST_LINES.append(first_line)
     return elapsed, runtime_bytes(server), float(info["ms"])
 
@@ -212,6 +214,7 @@ def main(argv: list[str]) -> int:
                     if run == 0:
                         clicks, workers = step_latencies(page, args.steps)
                         next_ms = next_recipe(page, server.url, args.next_recipe)
+                    page.wait_for_function(SAVED, timeout=60_000)  # before the worker ends
                     page.close()
                     again = context.new_page()  # same profile: the HTTP cache is warm
                     again.goto(url)

@@ -94,6 +94,7 @@ def test_static_server_and_mkdocs_serve_use_the_wasm_and_module_types(built_site
             ("_tryit/pyodide/pyodide.asm.wasm", "application/wasm"),
             ("_tryit/pyodide/pyodide.mjs", "text/javascript"),
             ("assets/tryit/worker.mjs", "text/javascript"),
+            ("assets/tryit/snapshot.mjs", "text/javascript"),
         ]:
             with urllib.request.urlopen(server.url + path, timeout=10) as response:
                 assert response.headers["Content-Type"] == expected, path

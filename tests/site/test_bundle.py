@@ -1,4 +1,4 @@
-"""The bundle of pure wheels the "Try it" worker unpacks itself (``scripts/site/bundle.py``)."""
+"""The bundle of wheels the "Try it" worker unpacks itself (``scripts/site/bundle.py``)."""
 
 from __future__ import annotations
 
@@ -34,25 +34,52 @@ def _unpack(folder: Path, manifest: dict[str, Any]) -> dict[str, bytes]:
     return {name: raw[offset : offset + size] for name, offset, size in manifest["files"]}
 
 
-def test_pure_wheels_are_packed_and_native_ones_left_to_pyodide(tmp_path: Path) -> None:
+def _runtime_files(folder: Path) -> None:
+    for name in bundle.RUNTIME_FILES:
+        (folder / name).write_bytes(name.encode())
+
+
+def test_every_wheel_is_packed_and_shared_libraries_are_listed(tmp_path: Path) -> None:
+    _runtime_files(tmp_path)
     lock = {
+        "info": {"python": "3.14.2"},
         "packages": {
             "alpha": _wheel(tmp_path, "alpha", {"alpha/__init__.pyc": b"A" * 100, "a.txt": b""}),
             "beta": _wheel(tmp_path, "beta", {"beta/mod.py": b"x = 1\n"}),
             "gamma": _wheel(tmp_path, "gamma", {"gamma/_core.so": b"\0asm", "gamma/i.py": b""}),
-        }
+        },
     }
     manifest = bundle.write_bundle(tmp_path, lock)
-    assert manifest["packages"] == ["alpha", "beta"]
-    assert manifest["native"] == ["gamma"]
+    assert manifest["packages"] == ["alpha", "beta", "gamma"]
+    assert manifest["dynlibs"] == ["gamma/_core.so"]
+    assert manifest["site_packages"] == "/lib/python3.14/site-packages/"
     files = _unpack(tmp_path, manifest)
-    assert files == {"alpha/__init__.pyc": b"A" * 100, "a.txt": b"", "beta/mod.py": b"x = 1\n"}
+    assert files == {
+        "alpha/__init__.pyc": b"A" * 100,
+        "a.txt": b"",
+        "beta/mod.py": b"x = 1\n",
+        "gamma/_core.so": b"\0asm",
+        "gamma/i.py": b"",
+    }
     on_disk = json.loads((tmp_path / bundle.MANIFEST).read_text(encoding="utf-8"))
     assert on_disk == manifest
 
 
+def test_the_runtime_hash_changes_with_any_runtime_file(tmp_path: Path) -> None:
+    # a saved interpreter (docs/assets/tryit/snapshot.mjs) is only reused for the same runtime
+    _runtime_files(tmp_path)
+    before = bundle.runtime_hash(tmp_path)
+    assert bundle.runtime_hash(tmp_path) == before
+    for name in bundle.RUNTIME_FILES:
+        (tmp_path / name).write_bytes(b"changed")
+        assert bundle.runtime_hash(tmp_path) != before
+        _runtime_files(tmp_path)
+
+
 def test_the_same_file_in_two_wheels_is_refused(tmp_path: Path) -> None:
+    _runtime_files(tmp_path)
     lock = {
+        "info": {"python": "3.14.2"},
         "packages": {
             "one": _wheel(tmp_path, "one", {"shared/x.py": b"1"}),
             "two": _wheel(tmp_path, "two", {"shared/x.py": b"2"}),
@@ -62,13 +89,15 @@ def test_the_same_file_in_two_wheels_is_refused(tmp_path: Path) -> None:
         bundle.write_bundle(tmp_path, lock)
 
 
-def test_the_served_bundle_holds_every_pure_wheel_of_the_lockfile(built_site: Path) -> None:
+def test_the_served_bundle_holds_every_wheel_of_the_lockfile(built_site: Path) -> None:
     folder = built_site / "_tryit" / "pyodide"
     lock = json.loads((folder / "tryit-lock.json").read_text(encoding="utf-8"))
     manifest = json.loads((folder / bundle.MANIFEST).read_text(encoding="utf-8"))
-    assert manifest["native"] == ["pydantic-core"]
-    assert sorted(manifest["packages"] + manifest["native"]) == sorted(lock["packages"])
+    assert manifest["packages"] == sorted(lock["packages"])
+    assert [path.split("/")[0] for path in manifest["dynlibs"]] == ["pydantic_core"]
+    assert manifest["runtime"] == bundle.runtime_hash(folder)
     files = _unpack(folder, manifest)
-    with zipfile.ZipFile(folder / lock["packages"]["fastapi"]["file_name"]) as whl:
-        for name in whl.namelist():
-            assert files[name] == whl.read(name)
+    for name in ("fastapi", "pydantic-core"):
+        with zipfile.ZipFile(folder / lock["packages"][name]["file_name"]) as whl:
+            for member in whl.namelist():
+                assert files[member] == whl.read(member)

@@ -58,6 +58,8 @@ function startRuntime() {
       state.info = data;
       listeners.forEach((fn) => fn(data));
       settle.resolve(data);
+    } else if (data.kind === "saved") {
+      state.saved = data.ok; // the interpreter is kept for the next visit (snapshot.mjs)
     } else if (data.kind === "failed") {
       fail(data.reason);
     } else if (data.kind === "reply") {

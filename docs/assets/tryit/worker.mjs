@@ -2,6 +2,15 @@
 // libraries (the bundle of pure wheels, then the rest through the site's own lockfile), then
 // relays messages to Python (`tryit.browser.handle`). No stepping logic lives here.
 
+import {
+  dropSnapshot,
+  readSnapshot,
+  relink,
+  takeSnapshot,
+  withDynlibs,
+  writeSnapshot,
+} from "./snapshot.mjs";
+
 const BASE = new URL("../../_tryit/", import.meta.url);
 
 // `worker.mjs?nojspi` behaves like a browser without JSPI (Safari, Firefox today): the tests
@@ -14,6 +23,14 @@ if (flags.has("nojspi")) {
   delete WebAssembly.promising;
 }
 const PYODIDE = new URL("pyodide/", BASE);
+// Save the interpreter for the next visit, and restore it (snapshot.mjs): needs Cache Storage,
+// which only secure contexts have (https, or localhost).
+const snapshots = typeof caches !== "undefined";
+
+const warnNull = (what) => (error) => {
+  console.warn(`tryit: ${what}:`, error);
+  return null;
+};
 
 let bytes = 0;
 let lastReport = 0;
@@ -97,15 +114,20 @@ self.fetch = async (input, init) => {
   });
 };
 
-// The bundle (scripts/site/bundle.py): the pure wheels, unpacked, in one gzip stream. It needs
+// The bundle (scripts/site/bundle.py): every wheel, unpacked, in one gzip stream. It needs
 // DecompressionStream and Web Crypto (to check its sha256); without them, or if anything about
 // it fails, every wheel goes through Pyodide's loadPackage instead (slower, same files).
 function canUseBundle() {
   return canInflate && !!crypto.subtle;
 }
 
-async function fetchBundle() {
-  const manifest = await (await fetch(new URL("tryit-bundle.json", PYODIDE))).json();
+async function fetchManifest() {
+  const response = await fetch(new URL("tryit-bundle.json", PYODIDE));
+  if (!response.ok) throw new Error(`tryit-bundle.json: HTTP ${response.status}`);
+  return response.json();
+}
+
+async function fetchBundle(manifest) {
   // through the wrapper: inflated here, or by the browser if the server says Content-Encoding
   const response = await fetch(new URL(manifest.file, PYODIDE));
   if (!response.ok) throw new Error(`${manifest.file}: HTTP ${response.status}`);
@@ -113,16 +135,30 @@ async function fetchBundle() {
   const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
   const hex = Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
   if (hex !== manifest.sha256) throw new Error(`${manifest.file}: sha256 mismatch`);
-  return { manifest, bytes };
+  return bytes;
 }
 
-// Write the bundle's files into site-packages; returns the packages still to load (native).
-function unpackBundle(pyodide, { manifest, bytes }) {
-  const site = pyodide.runPython("import sysconfig; sysconfig.get_path('purelib')");
-  const root = site.replace(/^\/+/, "/").replace(/\/*$/, "/");
+const fileOf = (manifest, bytes, name) => {
+  const [, offset, size] = manifest.files.find(([path]) => path === name);
+  return bytes.subarray(offset, offset + size);
+};
+
+// The bundle's shared libraries (pydantic-core), compiled while the runtime starts.
+async function compileDynlibs(manifest, bundle) {
+  const bytes = await bundle;
+  return Promise.all(
+    manifest.dynlibs.map(async (name) => [
+      manifest.site_packages + name,
+      await WebAssembly.compile(fileOf(manifest, bytes, name)),
+    ]),
+  );
+}
+
+// Write the bundle's files into site-packages and mark its packages as loaded.
+function unpackBundle(pyodide, manifest, bytes) {
   const made = new Set();
   for (const [name, offset, size] of manifest.files) {
-    const path = root + name;
+    const path = manifest.site_packages + name;
     const folder = path.slice(0, path.lastIndexOf("/"));
     if (!made.has(folder)) {
       pyodide.FS.mkdirTree(folder);
@@ -132,68 +168,116 @@ function unpackBundle(pyodide, { manifest, bytes }) {
   }
   for (const name of manifest.packages) pyodide.loadedPackages[name] = "tryit bundle";
   pyodide.runPython("import importlib; importlib.invalidate_caches()");
-  return manifest.native;
 }
 
-// Pyodide imports its Emscripten module (pyodide.asm.mjs, 1.25 MB) with import(), which the
-// fetch wrapper never sees: import the inflated copy from a blob URL here and hand Pyodide the
-// factory. Undefined (Pyodide imports the plain file) if that is not possible.
+// Pyodide's Emscripten module factory (pyodide.asm.mjs, 1.25 MB). Pyodide would import() it,
+// which the fetch wrapper never sees: import the inflated copy from a blob URL instead, or the
+// plain file if that is not possible.
 async function importEmscriptenModule() {
-  const inflated = await fetchInflated(new URL("pyodide.asm.mjs", PYODIDE));
-  if (!inflated) return undefined;
-  const blob = new Blob([await inflated.arrayBuffer()], { type: "text/javascript" });
-  const url = URL.createObjectURL(blob);
-  try {
-    return (await import(url)).default;
-  } catch (error) {
-    console.warn("tryit: importing the plain pyodide.asm.mjs instead:", error);
-    return undefined;
-  } finally {
-    URL.revokeObjectURL(url);
+  const plain = new URL("pyodide.asm.mjs", PYODIDE).href;
+  const inflated = await fetchInflated(plain);
+  if (inflated) {
+    const blob = new Blob([await inflated.arrayBuffer()], { type: "text/javascript" });
+    const url = URL.createObjectURL(blob);
+    try {
+      return (await import(url)).default;
+    } catch (error) {
+      console.warn("tryit: importing the plain pyodide.asm.mjs instead:", error);
+    } finally {
+      URL.revokeObjectURL(url);
+    }
   }
+  return (await import(plain)).default;
 }
 
 let browser = null;
 let jspi = false;
 
-async function boot() {
-  const started = performance.now();
-  setStage("Downloading the Python runtime");
-  const bundle = canUseBundle() ? fetchBundle() : null; // downloads while Pyodide starts
-  bundle?.catch(() => {});
-  const [{ loadPyodide }, createPyodideModule] = await Promise.all([
-    import(new URL("pyodide.mjs", PYODIDE).href),
-    importEmscriptenModule(),
-  ]);
+// Start the interpreter: afresh, or from a snapshot ({bytes, meta}) when given one. With the
+// bundle, its shared libraries are linked before CPython starts (snapshot.mjs explains why).
+async function start({ loadPyodide, factory, manifest, dynlibs, snapshot }) {
+  let linked = null;
+  if (manifest) {
+    ({ factory, linked } = withDynlibs(factory, dynlibs, snapshot ? snapshot.bytes.length : 0));
+  }
   const pyodide = await loadPyodide({
-    createPyodideModule,
+    createPyodideModule: factory,
     indexURL: PYODIDE.href,
     lockFileURL: new URL("tryit-lock.json", PYODIDE).href,
     packageBaseUrl: PYODIDE.href,
     stdout: (line) => console.log(line),
     stderr: (line) => console.warn(line),
+    _loadSnapshot: snapshot ? snapshot.bytes : undefined,
   });
+  if (snapshot) relink(pyodide, linked, snapshot.meta);
+  return { pyodide, linked };
+}
+
+async function boot() {
+  const started = performance.now();
+  setStage("Downloading the Python runtime");
+  const manifest = canUseBundle() ? await fetchManifest().catch(warnNull("no bundle")) : null;
+  const bundle = manifest ? fetchBundle(manifest) : null; // downloads while Pyodide starts
+  const dynlibs = manifest ? compileDynlibs(manifest, bundle) : null;
+  bundle?.catch(() => {});
+  dynlibs?.catch(() => {});
+  const key = manifest && snapshots ? `${manifest.sha256}-${manifest.runtime}` : null;
+  const saved = key ? readSnapshot(key).catch(warnNull("no saved interpreter")) : null;
+  const [{ loadPyodide }, factory] = await Promise.all([
+    import(new URL("pyodide.mjs", PYODIDE).href),
+    importEmscriptenModule(),
+  ]);
+  const parts = { loadPyodide, factory, manifest, dynlibs };
+  const snapshot = await saved;
+  if (snapshot) setStage("Restoring the interpreter saved on your last visit");
+  const fromSnapshot = snapshot
+    ? await start({ ...parts, snapshot }).catch((error) => {
+        console.warn("tryit: starting afresh, the saved interpreter does not fit:", error);
+        dropSnapshot();
+        return null;
+      })
+    : null;
+  const restored = !!fromSnapshot;
+  const { pyodide, linked } = fromSnapshot || (await start(parts));
   pythonRuns = true;
   setStage("Installing packages");
-  let packages = ["tryit"];
+  let installed = false;
   if (bundle) {
     try {
-      packages = unpackBundle(pyodide, await bundle);
+      unpackBundle(pyodide, manifest, await bundle);
+      installed = true;
     } catch (error) {
+      if (restored) throw error; // the restored interpreter needs those files
       console.warn("tryit: installing every wheel instead of the bundle:", error);
     }
   }
-  const failures = [];
-  await pyodide.loadPackage(packages, {
-    checkIntegrity: true,
-    messageCallback: () => {},
-    errorCallback: (message) => failures.push(message),
-  });
-  if (failures.length) throw new Error(failures.join("; "));
+  if (!installed) {
+    const failures = [];
+    await pyodide.loadPackage(["tryit"], {
+      checkIntegrity: true,
+      messageCallback: () => {},
+      errorCallback: (message) => failures.push(message),
+    });
+    if (failures.length) throw new Error(failures.join("; "));
+  }
   setStage("Importing the libraries");
   browser = pyodide.pyimport("tryit.browser");
   const info = JSON.parse(await call("boot"));
   jspi = info.jspi;
+  if (key && !restored && installed && linked.done) {
+    // Python is idle and everything is imported: keep this interpreter for the next visit.
+    const notSaved = warnNull("the interpreter was not saved");
+    let copy = null;
+    try {
+      copy = takeSnapshot(pyodide, linked);
+    } catch (error) {
+      notSaved(error);
+    }
+    setTimeout(async () => {
+      const ok = copy && (await writeSnapshot(key, copy).catch(notSaved));
+      postMessage({ kind: "saved", ok: !!ok });
+    });
+  }
   setStage("Ready");
   const resources = performance.getEntriesByType("resource");
   const transferred = resources.reduce((sum, r) => sum + (r.encodedBodySize || 0), 0);
@@ -203,6 +287,7 @@ async function boot() {
     bytes: Math.max(bytes, transferred),
     python: info.python,
     jspi,
+    restored,
     stages: stageTimes,
   });
 }

@@ -1,0 +1,128 @@
+// The interpreter snapshot of the "Try it" worker (imported by worker.mjs).
+//
+// A cold start spends most of its time starting CPython and importing FastAPI, pydantic,
+// httpx, requests, resq and hedron. Once that is done the worker copies the interpreter's
+// memory (Pyodide's memory snapshot) into the browser's Cache Storage; the next visit restores
+// it instead of starting and importing again. The snapshot never leaves the browser.
+//
+// A snapshot holds memory, not the JavaScript side of the runtime, so two things are redone on
+// every start, identically: the shared libraries of the bundle (pydantic-core) are linked
+// right after the wasm is instantiated, before CPython starts, so that they get the same
+// addresses and function-table slots on every start (withDynlibs); and the bundle's files are
+// written into the file system again (the worker does that in any case).
+
+const CACHE = "tryit-snapshot";
+const META = "x-tryit-snapshot"; // response header holding what restoring needs (JSON)
+
+// Wrap Pyodide's module factory so that the compiled shared libraries (`dynlibs`: a promise of
+// [[path, WebAssembly.Module], ...]) are linked before CPython starts. `heapBytes` grows the
+// memory first, to hold a snapshot being restored. Returns the factory and its `linked` state:
+// {done, table, error} once the module is created.
+export function withDynlibs(factory, dynlibs, heapBytes = 0) {
+  const linked = { done: false, table: 0, error: null };
+  const wrapped = (moduleArg) => {
+    const preRun = [].concat(moduleArg.preRun || []);
+    preRun.push((Module) => {
+      Module.addRunDependency("tryit-dynlibs");
+      dynlibs
+        .then((libs) => {
+          if (heapBytes > Module.HEAP8.length) Module._emscripten_resize_heap(heapBytes);
+          const flags = { loadAsync: false, global: true, nodelete: true, allowUndefined: true };
+          for (const [path, compiled] of libs) {
+            // Emscripten links a library it finds in preloadedWasm under the same path, which
+            // is also where Python's import finds the .so file (written with the bundle).
+            Module.preloadedWasm[path] = Module.loadWebAssemblyModule(compiled, flags, path);
+            Module.loadDynamicLibrary(path, flags);
+          }
+          linked.done = true;
+          linked.table = Module.wasmTable.length;
+        })
+        .catch((error) => {
+          // Python then links the library itself on import (no snapshot for this visit).
+          linked.error = error;
+        })
+        .finally(() => Module.removeRunDependency("tryit-dynlibs"));
+    });
+    moduleArg.preRun = preRun; // the same object: Emscripten makes it the Module
+    return factory(moduleArg);
+  };
+  return { factory: wrapped, linked };
+}
+
+// Copy the interpreter's memory. Call it only while Python is idle: Pyodide refuses if Python
+// still holds JavaScript objects other than its own. It also checks that its table of those
+// is as it was at start, which lists the loaded packages: hide them for the copy.
+//
+// Pyodide's `_makeSnapshot` start option is not used: it wraps the `js` module in a Proxy that
+// breaks getters of the worker's global scope (urllib3 reads `js.crossOriginIsolated`: "Illegal
+// invocation"). It only enables makeMemorySnapshot, so that is switched on for the copy.
+export function takeSnapshot(pyodide, linked) {
+  const Module = pyodide._module;
+  const { config } = pyodide._api;
+  const saved = { ...pyodide.loadedPackages };
+  for (const name of Object.keys(saved)) delete pyodide.loadedPackages[name];
+  config._makeSnapshot = true;
+  try {
+    const bytes = pyodide.makeMemorySnapshot();
+    // dlopen handles Python holds (C memory) and the libraries they name (JavaScript)
+    const handles = Object.entries(Module.LDSO.loadedLibsByHandle)
+      .filter(([handle, dso]) => handle !== "0" && dso.name !== "__main__")
+      .map(([handle, dso]) => [handle, dso.name]);
+    return { bytes, meta: { table: linked.table, handles } };
+  } finally {
+    config._makeSnapshot = false;
+    Object.assign(pyodide.loadedPackages, saved);
+  }
+}
+
+// After a restore: check the libraries landed where the snapshot expects them, and give
+// Python's dlopen handles back their libraries. Throws if the snapshot does not fit.
+export function relink(pyodide, linked, meta) {
+  if (!linked.done) throw new Error(`shared libraries not linked: ${linked.error}`);
+  if (linked.table !== meta.table) {
+    throw new Error(`function table ${linked.table}, the snapshot expects ${meta.table}`);
+  }
+  const { LDSO } = pyodide._module;
+  for (const [handle, name] of meta.handles) {
+    const dso = LDSO.loadedLibsByName[name];
+    if (!dso) throw new Error(`${name} is not linked`);
+    LDSO.loadedLibsByHandle[handle] = dso;
+  }
+}
+
+async function openCache() {
+  try {
+    return await caches.open(CACHE); // undefined off a secure context (plain http, not localhost)
+  } catch {
+    return null;
+  }
+}
+
+const entry = (key) => new URL(`snapshot/${key}`, self.location.href).href; // never fetched
+
+export async function readSnapshot(key) {
+  const cache = await openCache();
+  const hit = cache && (await cache.match(entry(key)));
+  if (!hit) return null;
+  const meta = JSON.parse(hit.headers.get(META) || "null");
+  if (!meta) return null;
+  return { bytes: new Uint8Array(await hit.arrayBuffer()), meta };
+}
+
+// Keep one snapshot: the one for this build of the runtime.
+export async function writeSnapshot(key, { bytes, meta }) {
+  const cache = await openCache();
+  if (!cache) return false;
+  for (const request of await cache.keys()) await cache.delete(request);
+  const headers = { "Content-Type": "application/octet-stream", [META]: JSON.stringify(meta) };
+  await cache.put(entry(key), new Response(bytes, { headers }));
+  return true;
+}
+
+export async function dropSnapshot() {
+  try {
+    await caches.delete(CACHE);
+  } catch {
+    // no Cache Storage here: nothing was stored
+  }
+}

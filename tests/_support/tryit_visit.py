@@ -1,0 +1,85 @@
+"""A reader's visit to the built site in headless Chromium, for the "Try it" browser tests."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[2]
+RECIPES = sorted(p.parent.name for p in (ROOT / "recipes").glob("*/transcript.txt"))
+LOAD_MS = 240_000  # bound for the first click (the runtime loads); CI machines are slow
+# The click handler sets aria-busy="true" synchronously, so "not busy" after a click means done.
+IDLE = "el => el.getAttribute('aria-busy') === 'false'"
+
+
+def committed(name: str) -> list[str]:
+    """The transcript pytest recorded for a recipe (``recipes/<name>/transcript.txt``)."""
+    return (ROOT / "recipes" / name / "transcript.txt").read_text(encoding="utf-8").splitlines()
+
+
+class Visit:
+    """One browser tab on the site, recording every request it makes."""
+
+    def __init__(self, browser: Any, base_url: str) -> None:
+        self.base_url = base_url
+        self.context = browser.new_context()
+        self.page = self.context.new_page()
+        self.requests: list[str] = []
+        self.errors: list[str] = []
+        self.context.on("request", lambda request: self.requests.append(request.url))
+        self.page.on("pageerror", lambda error: self.errors.append(str(error)))
+
+    def goto(self, path: str) -> None:
+        self.page.goto(self.base_url + path)
+        self.page.wait_for_selector(".tryit[data-state]")
+        self.page.evaluate("window.__sameDocument = 1")  # lost if a page load replaces it
+
+    def navigate(self, path: str) -> None:
+        """Follow a same-site link the way a reader does (the theme's instant navigation)."""
+        self.page.evaluate(
+            """(href) => {
+                const a = document.createElement("a");
+                a.href = href;
+                document.querySelector("article").appendChild(a);
+                a.click();
+            }""",
+            self.base_url + path,
+        )
+        self.page.wait_for_url(self.base_url + path)
+        self.page.wait_for_selector(".tryit[data-state='idle']")
+        assert self.page.evaluate("window.__sameDocument") == 1, "instant navigation"
+
+    def widget(self) -> Any:
+        return self.page.locator(".tryit")
+
+    def click(self, action: str, timeout: float = 60_000) -> None:
+        widget = self.widget()
+        widget.locator(f"button[data-action='{action}']").click()
+        self.page.wait_for_function(
+            f"() => ({IDLE})(document.querySelector('.tryit'))", timeout=timeout
+        )
+
+    def transcript(self) -> list[str]:
+        return self.widget().locator(".tryit__transcript li").all_inner_texts()
+
+    def state(self) -> str:
+        return str(self.widget().get_attribute("data-state"))
+
+    def runtime(self) -> dict[str, Any]:
+        """What the worker said when it was ready (``restored``: from a saved interpreter)."""
+        return dict(self.page.evaluate("globalThis.__tryitRuntime.info"))
+
+    def reopen(self) -> None:
+        """Close the tab and open a new one in the same browser profile (a later visit)."""
+        self.page.close()
+        self.page = self.context.new_page()
+        self.page.on("pageerror", lambda error: self.errors.append(str(error)))
+
+    def close(self) -> None:
+        self.context.close()
+
+    def __enter__(self) -> Visit:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
