@@ -216,6 +216,11 @@ async function start({ loadPyodide, factory, manifest, dynlibs, snapshot }) {
 async function boot() {
   const started = performance.now();
   setStage("Downloading the Python runtime");
+  const runtime = Promise.all([
+    import(new URL("pyodide.mjs", PYODIDE).href),
+    importEmscriptenModule(),
+  ]);
+  runtime.catch(() => {});
   const manifest = canUseBundle() ? await fetchManifest().catch(warnNull("no bundle")) : null;
   const bundle = manifest ? fetchBundle(manifest) : null; // downloads while Pyodide starts
   const dynlibs = manifest ? compileDynlibs(manifest, bundle) : null;
@@ -223,10 +228,7 @@ async function boot() {
   dynlibs?.catch(() => {});
   const key = manifest && snapshots ? `${manifest.sha256}-${manifest.runtime}` : null;
   const saved = key ? readSnapshot(key).catch(warnNull("no saved interpreter")) : null;
-  const [{ loadPyodide }, factory] = await Promise.all([
-    import(new URL("pyodide.mjs", PYODIDE).href),
-    importEmscriptenModule(),
-  ]);
+  const [{ loadPyodide }, factory] = await runtime;
   const parts = { loadPyodide, factory, manifest, dynlibs };
   const snapshot = await saved;
   if (snapshot) setStage("Restoring the interpreter saved on your last visit");
