@@ -1,6 +1,8 @@
 // The "Try it" Web Worker: loads Pyodide from this site (never another origin), installs the
-// libraries (the bundle of pure wheels, then the rest through the site's own lockfile), then
-// relays messages to Python (`tryit.browser.handle`). No stepping logic lives here.
+// libraries (the bundle; without it every wheel, through the site's own lockfile), imports
+// them, keeps that interpreter for the next visit or restores the one kept last time
+// (snapshot.mjs), then relays messages to Python (`tryit.browser.handle`). No stepping logic
+// lives here.
 
 import {
   dropSnapshot,
@@ -213,6 +215,51 @@ async function start({ loadPyodide, factory, manifest, dynlibs, snapshot }) {
   return { pyodide, linked };
 }
 
+// Start, install the libraries and import them: afresh, or from a saved interpreter.
+async function startAndImport(parts, snapshot) {
+  const { pyodide, linked } = await start({ ...parts, snapshot });
+  pythonRuns = true;
+  setStage("Installing packages");
+  let installed = false;
+  if (parts.bundle) {
+    try {
+      unpackBundle(pyodide, parts.manifest, await parts.bundle);
+      installed = true;
+    } catch (error) {
+      if (snapshot) throw error; // a restored interpreter needs those very files
+      console.warn("tryit: installing every wheel instead of the bundle:", error);
+    }
+  }
+  if (!installed) {
+    const failures = [];
+    await pyodide.loadPackage(["tryit"], {
+      checkIntegrity: true,
+      messageCallback: () => {},
+      errorCallback: (message) => failures.push(message),
+    });
+    if (failures.length) throw new Error(failures.join("; "));
+  }
+  setStage("Importing the libraries");
+  browser = pyodide.pyimport("tryit.browser");
+  const info = JSON.parse(await call("boot"));
+  return { pyodide, linked, installed, info };
+}
+
+// Python is idle and everything is imported: keep this interpreter for the next visit.
+function save(key, pyodide, linked) {
+  const notSaved = warnNull("the interpreter was not saved");
+  let copy = null;
+  try {
+    copy = takeSnapshot(pyodide, linked);
+  } catch (error) {
+    notSaved(error);
+  }
+  setTimeout(async () => {
+    const ok = copy && (await writeSnapshot(key, copy).catch(notSaved));
+    postMessage({ kind: "saved", ok: !!ok });
+  });
+}
+
 async function boot() {
   const started = performance.now();
   setStage("Downloading the Python runtime");
@@ -229,57 +276,21 @@ async function boot() {
   const key = manifest && snapshots ? `${manifest.sha256}-${manifest.runtime}` : null;
   const saved = key ? readSnapshot(key).catch(warnNull("no saved interpreter")) : null;
   const [{ loadPyodide }, factory] = await runtime;
-  const parts = { loadPyodide, factory, manifest, dynlibs };
+  const parts = { loadPyodide, factory, manifest, bundle, dynlibs };
   const snapshot = await saved;
-  if (snapshot) setStage("Restoring the interpreter saved on your last visit");
-  const fromSnapshot = snapshot
-    ? await start({ ...parts, snapshot }).catch((error) => {
-        console.warn("tryit: starting afresh, the saved interpreter does not fit:", error);
-        dropSnapshot();
-        return null;
-      })
-    : null;
-  const restored = !!fromSnapshot;
-  const { pyodide, linked } = fromSnapshot || (await start(parts));
-  pythonRuns = true;
-  setStage("Installing packages");
-  let installed = false;
-  if (bundle) {
-    try {
-      unpackBundle(pyodide, manifest, await bundle);
-      installed = true;
-    } catch (error) {
-      if (restored) throw error; // the restored interpreter needs those files
-      console.warn("tryit: installing every wheel instead of the bundle:", error);
-    }
-  }
-  if (!installed) {
-    const failures = [];
-    await pyodide.loadPackage(["tryit"], {
-      checkIntegrity: true,
-      messageCallback: () => {},
-      errorCallback: (message) => failures.push(message),
+  let restored = null;
+  if (snapshot) {
+    setStage("Restoring the interpreter saved on your last visit");
+    restored = await startAndImport(parts, snapshot).catch((error) => {
+      // another build's, spoiled, or it fails once restored: never again, start afresh
+      console.warn("tryit: starting afresh, the saved interpreter does not work here:", error);
+      dropSnapshot();
+      return null;
     });
-    if (failures.length) throw new Error(failures.join("; "));
   }
-  setStage("Importing the libraries");
-  browser = pyodide.pyimport("tryit.browser");
-  const info = JSON.parse(await call("boot"));
+  const { pyodide, linked, installed, info } = restored || (await startAndImport(parts, null));
   jspi = info.jspi;
-  if (key && !restored && installed && linked.done) {
-    // Python is idle and everything is imported: keep this interpreter for the next visit.
-    const notSaved = warnNull("the interpreter was not saved");
-    let copy = null;
-    try {
-      copy = takeSnapshot(pyodide, linked);
-    } catch (error) {
-      notSaved(error);
-    }
-    setTimeout(async () => {
-      const ok = copy && (await writeSnapshot(key, copy).catch(notSaved));
-      postMessage({ kind: "saved", ok: !!ok });
-    });
-  }
+  if (key && !restored && installed && linked.done) save(key, pyodide, linked);
   setStage("Ready");
   const resources = performance.getEntriesByType("resource");
   const transferred = resources.reduce((sum, r) => sum + (r.encodedBodySize || 0), 0);
@@ -289,7 +300,7 @@ async function boot() {
     bytes: Math.max(bytes, transferred),
     python: info.python,
     jspi,
-    restored,
+    restored: !!restored,
     stages: stageTimes,
   });
 }
