@@ -48,6 +48,7 @@ def site_packages(lock: dict[str, Any]) -> str:
 
 
 def runtime_hash(folder: Path) -> str:
+    """sha256 over the runtime files in ``folder`` (``RUNTIME_FILES``, in that order)."""
     digest = hashlib.sha256()
     for name in RUNTIME_FILES:
         digest.update((folder / name).read_bytes())
