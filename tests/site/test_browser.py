@@ -33,6 +33,11 @@ def test_nothing_of_the_runtime_loads_before_the_first_click(
 ) -> None:
     visit.goto(f"recipes/{RECIPES[0]}/")
     visit.page.wait_for_load_state("networkidle")
+    # the worker is started while the page is idle, but loads nothing before the click
+    visit.page.wait_for_function(
+        "() => performance.getEntriesByType('resource')"
+        ".some((entry) => entry.name.endsWith('/assets/tryit/worker.mjs'))"
+    )
     assert not [url for url in visit.requests if "/_tryit/" in url]
     assert visit.state() == "idle"
     visit.click("step", timeout=LOAD_MS)

@@ -14,6 +14,27 @@ const reducedMotion = matchMedia("(prefers-reduced-motion: reduce)");
 
 let runtime = null;
 
+function canRun() {
+  return typeof Worker !== "undefined" && typeof WebAssembly !== "undefined";
+}
+
+function newWorker() {
+  const script = new URL("worker.mjs", import.meta.url);
+  // tests only: a browser without JSPI, or without DecompressionStream (no .gz files, no bundle)
+  if (globalThis.TRYIT_SIMULATE_NO_JSPI) script.searchParams.set("nojspi", "");
+  if (globalThis.TRYIT_SIMULATE_NO_DECOMPRESSION) script.searchParams.set("nodecompress", "");
+  const worker = new Worker(script, { type: "module" });
+  worker.onerror = (event) => (worker.startError = event.message || "the worker failed to start");
+  return worker;
+}
+
+// A worker started while the page is idle, before any click: it loads nothing of the runtime
+// until startRuntime() tells it to, and saves the click the worker's own start-up.
+let spare = null;
+function prepareWorker() {
+  if (!spare && !runtime && canRun()) spare = newWorker();
+}
+
 function startRuntime() {
   if (runtime) return runtime;
   const listeners = new Set();
@@ -23,16 +44,13 @@ function startRuntime() {
   const ready = new Promise((resolve, reject) => (settle = { resolve, reject }));
   ready.catch(() => {});
   const state = { listeners, pending, ready, worker: null, info: null };
-  if (typeof Worker === "undefined" || typeof WebAssembly === "undefined") {
+  if (!canRun()) {
     settle.reject(new Error("this browser cannot run WebAssembly in a Web Worker"));
     runtime = state;
     return state;
   }
-  const script = new URL("worker.mjs", import.meta.url);
-  // tests only: a browser without JSPI, or without DecompressionStream (no .gz files, no bundle)
-  if (globalThis.TRYIT_SIMULATE_NO_JSPI) script.searchParams.set("nojspi", "");
-  if (globalThis.TRYIT_SIMULATE_NO_DECOMPRESSION) script.searchParams.set("nodecompress", "");
-  const worker = new Worker(script, { type: "module" });
+  const worker = spare || newWorker();
+  spare = null;
   state.worker = worker;
   let watchdog;
   const fail = (reason) => {
@@ -48,6 +66,7 @@ function startRuntime() {
   };
   arm();
   worker.onerror = (event) => fail(event.message || "the worker failed to start");
+  if (worker.startError) fail(worker.startError); // it failed while it waited
   worker.onmessage = ({ data }) => {
     if (data.kind === "progress") {
       pythonRuns = data.python === true;
@@ -68,6 +87,7 @@ function startRuntime() {
       if (waiter) (data.error ? waiter.reject(new Error(data.error)) : waiter.resolve(data));
     }
   };
+  worker.postMessage({ kind: "start" }); // now the runtime loads
   state.send = (message) =>
     new Promise((resolve, reject) => {
       const id = nextId++;
@@ -257,7 +277,9 @@ class Widget {
 }
 
 function init() {
-  for (const root of document.querySelectorAll(".tryit:not([data-state])")) new Widget(root);
+  const roots = document.querySelectorAll(".tryit:not([data-state])");
+  for (const root of roots) new Widget(root);
+  if (roots.length) (globalThis.requestIdleCallback || setTimeout)(prepareWorker);
 }
 
 if (globalThis.document$ && typeof globalThis.document$.subscribe === "function") {

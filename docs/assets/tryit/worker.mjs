@@ -315,15 +315,26 @@ async function call(name, ...args) {
   }
 }
 
-const booted = boot().catch((error) => {
-  postMessage({ kind: "failed", reason: String(error && error.message ? error.message : error) });
-  throw error;
-});
+// The page may start this worker ahead of time: nothing loads until its first message
+// ({kind: "start"}, sent on the reader's first click).
+let booted = null;
+function bootOnce() {
+  booted ||= boot().catch((error) => {
+    postMessage({ kind: "failed", reason: String(error && error.message ? error.message : error) });
+    throw error;
+  });
+  booted.catch(() => {});
+  return booted;
+}
 
 onmessage = async (event) => {
+  if (event.data.kind === "start") {
+    bootOnce();
+    return;
+  }
   const { id, message } = event.data;
   try {
-    await booted;
+    await bootOnce();
     const started = performance.now();
     const result = JSON.parse(await call("handle", JSON.stringify(message)));
     postMessage({ kind: "reply", id, result, ms: performance.now() - started });
