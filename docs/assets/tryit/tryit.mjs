@@ -32,7 +32,12 @@ function newWorker() {
 // until startRuntime() tells it to, and saves the click the worker's own start-up.
 let spare = null;
 function prepareWorker() {
-  if (!spare && !runtime && canRun()) spare = newWorker();
+  if (spare || runtime || !canRun()) return;
+  try {
+    spare = newWorker();
+  } catch {
+    // e.g. a page opened from file://: the click will say why, through startRuntime()
+  }
 }
 
 function startRuntime() {
