@@ -13,6 +13,14 @@
 
 const CACHE = "tryit-snapshot";
 const META = "x-tryit-snapshot"; // response header holding what restoring needs (JSON)
+// Bump when what a snapshot holds or how it is restored changes (the linking in withDynlibs,
+// the meta): snapshots saved by an older worker are then never restored.
+const FORMAT = 1;
+
+// The cache key of a snapshot: this worker's format, the bundle, the runtime files.
+export function snapshotKey(manifest) {
+  return `${FORMAT}-${manifest.sha256}-${manifest.runtime}`;
+}
 
 // Wrap Pyodide's module factory so that the compiled shared libraries (`dynlibs`: a promise of
 // [[path, WebAssembly.Module], ...]) are linked before CPython starts. `heapBytes` grows the

@@ -8,6 +8,7 @@ import {
   dropSnapshot,
   readSnapshot,
   relink,
+  snapshotKey,
   takeSnapshot,
   withDynlibs,
   writeSnapshot,
@@ -273,7 +274,7 @@ async function boot() {
   const dynlibs = manifest ? compileDynlibs(manifest, bundle) : null;
   bundle?.catch(() => {});
   dynlibs?.catch(() => {});
-  const key = manifest && snapshots ? `${manifest.sha256}-${manifest.runtime}` : null;
+  const key = manifest && snapshots ? snapshotKey(manifest) : null;
   const saved = key ? readSnapshot(key).catch(warnNull("no saved interpreter")) : null;
   const [{ loadPyodide }, factory] = await runtime;
   const parts = { loadPyodide, factory, manifest, bundle, dynlibs };
