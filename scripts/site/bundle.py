@@ -17,12 +17,13 @@ The manifest, ``tryit-bundle.json``::
 
     {"file": "site-packages.bin", "sha256": <hex of the inflated bytes>, "size": <their length>,
      "site_packages": "/lib/python3.X/site-packages/", "packages": [<lockfile names>],
-     "dynlibs": [<paths of the .so files>], "runtime": <hex>,
+     "dynlibs": [<paths of the .so files>], "runtime": <hex>, "download": <bytes>,
      "files": [[<path under site-packages>, <offset>, <size>], ...]}
 
 ``runtime`` identifies the rest of what a saved interpreter depends on (the wasm, its
 JavaScript and the standard library): a saved interpreter is only reused for the same bundle
-and the same runtime.
+and the same runtime. ``download`` is what the worker downloads with the bundle: the gzip copies
+of the runtime files and of the bundle (its progress bar).
 """
 
 from __future__ import annotations
@@ -88,6 +89,8 @@ def write_bundle(folder: Path, lock: dict[str, Any]) -> dict[str, Any]:
         "packages": packages,
         "dynlibs": [path for path, _, _ in files if path.endswith(".so")],
         "runtime": runtime_hash(folder),
+        "download": len(packed)
+        + sum((folder / f"{name}.gz").stat().st_size for name in RUNTIME_FILES),
         "files": files,
     }
     (folder / MANIFEST).write_text(json.dumps(manifest, separators=(",", ":")), encoding="utf-8")

@@ -22,6 +22,29 @@ from tests._support.tryit_visit import IDLE, LOAD_MS, RECIPES, Visit, committed
 pytestmark = pytest.mark.browser
 
 
+# Record what the loading widget shows: its progress bar's values and its status lines.
+RECORD_PROGRESS = """() => {
+  const widget = document.querySelector(".tryit");
+  const bar = widget.querySelector(".tryit__progress");
+  const seen = (globalThis.__progress = { values: [], indeterminate: 0, texts: [] });
+  new MutationObserver(() => {
+    if (!bar.hidden) {
+      if (!bar.hasAttribute("value")) seen.indeterminate += 1;
+      else if (seen.values.at(-1) !== bar.value) seen.values.push(bar.value);
+    }
+    const text = widget.querySelector(".tryit__status").textContent;
+    if (seen.texts.at(-1) !== text) seen.texts.push(text);
+  }).observe(widget, { subtree: true, childList: true, attributes: true, characterData: true });
+}"""
+STAGES = [
+    "Downloading the Python runtime",
+    "Starting Python",
+    "Installing packages",
+    "Importing the libraries",
+    "Python ready",
+]
+
+
 @pytest.fixture(scope="module")
 def visit(chromium: Any, site_server: StaticServer, built_site: Path) -> Iterator[Visit]:
     with Visit(chromium, site_server.url) as v:
@@ -40,9 +63,18 @@ def test_nothing_of_the_runtime_loads_before_the_first_click(
     )
     assert not [url for url in visit.requests if "/_tryit/" in url]
     assert visit.state() == "idle"
+    visit.page.evaluate(RECORD_PROGRESS)
     visit.click("step", timeout=LOAD_MS)
     assert visit.state() in ("running", "done")
     assert [u for u in visit.requests if "pyodide.asm.wasm" in u], "runtime loaded on click"
+    # the progress bar only moves when the worker says how far it is (never animated)
+    seen = visit.page.evaluate("globalThis.__progress")
+    assert seen["indeterminate"] == 0
+    values = seen["values"]
+    assert values[0] == 0 and values == sorted(values) and values[-1] == 1, values
+    stages = [stage for stage in STAGES if any(text.startswith(stage) for text in seen["texts"])]
+    assert stages == STAGES, seen["texts"]
+    assert visit.widget().locator(".tryit__progress").is_hidden()
 
 
 @pytest.mark.parametrize("name", RECIPES)

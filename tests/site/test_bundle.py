@@ -37,6 +37,13 @@ def _unpack(folder: Path, manifest: dict[str, Any]) -> dict[str, bytes]:
 def _runtime_files(folder: Path) -> None:
     for name in bundle.RUNTIME_FILES:
         (folder / name).write_bytes(name.encode())
+        (folder / f"{name}.gz").write_bytes(gzip.compress(name.encode()))
+
+
+def _downloaded(folder: Path) -> int:
+    """Bytes of what the worker fetches: the gzip copies of the runtime files and the bundle."""
+    names = [*bundle.RUNTIME_FILES, bundle.BUNDLE_FILE]
+    return sum((folder / f"{name}.gz").stat().st_size for name in names)
 
 
 def test_every_wheel_is_packed_and_shared_libraries_are_listed(tmp_path: Path) -> None:
@@ -53,6 +60,7 @@ def test_every_wheel_is_packed_and_shared_libraries_are_listed(tmp_path: Path) -
     assert manifest["packages"] == ["alpha", "beta", "gamma"]
     assert manifest["dynlibs"] == ["gamma/_core.so"]
     assert manifest["site_packages"] == "/lib/python3.14/site-packages/"
+    assert manifest["download"] == _downloaded(tmp_path)  # the worker's progress bar
     files = _unpack(tmp_path, manifest)
     assert files == {
         "alpha/__init__.pyc": b"A" * 100,
@@ -83,7 +91,7 @@ def test_the_same_file_in_two_wheels_is_refused(tmp_path: Path) -> None:
         "packages": {
             "one": _wheel(tmp_path, "one", {"shared/x.py": b"1"}),
             "two": _wheel(tmp_path, "two", {"shared/x.py": b"2"}),
-        }
+        },
     }
     with pytest.raises(ValueError, match=r"shared/x\.py is in both one and two"):
         bundle.write_bundle(tmp_path, lock)
@@ -96,6 +104,7 @@ def test_the_served_bundle_holds_every_wheel_of_the_lockfile(built_site: Path) -
     assert manifest["packages"] == sorted(lock["packages"])
     assert [path.split("/")[0] for path in manifest["dynlibs"]] == ["pydantic_core"]
     assert manifest["runtime"] == bundle.runtime_hash(folder)
+    assert manifest["download"] == _downloaded(folder)
     files = _unpack(folder, manifest)
     for name in ("fastapi", "pydantic-core"):
         with zipfile.ZipFile(folder / lock["packages"][name]["file_name"]) as whl:

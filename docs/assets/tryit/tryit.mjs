@@ -178,10 +178,11 @@ class Widget {
     const rt = startRuntime();
     if (!rt.info) {
       this.progress.hidden = false;
-      this.progress.removeAttribute("value");
+      this.progress.value = 0; // moved by the worker's `done`: an indeterminate bar animates
       const show = (p) => {
         if (p.kind === "ready") this.say(`Python ready (${MB(p.bytes)} in ${(p.ms / 1000).toFixed(1)} s).`);
         else this.say(`${p.stage}… ${MB(p.bytes)}`);
+        if (typeof p.done === "number") this.progress.value = p.done;
       };
       rt.listeners.add(show);
       try {
