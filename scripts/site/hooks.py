@@ -14,6 +14,7 @@
 
 from __future__ import annotations
 
+import json
 import mimetypes
 import os
 import shutil
@@ -26,6 +27,7 @@ ROOT = HERE.parent.parent
 if str(HERE) not in sys.path:
     sys.path.insert(0, str(HERE))
 
+import bundle  # noqa: E402
 import component_pages  # noqa: E402
 import examples_hook  # noqa: E402
 import reference_pages  # noqa: E402
@@ -43,6 +45,14 @@ def _skip_runtime() -> bool:
     return os.environ.get("TRYIT_SKIP_RUNTIME", "") not in ("", "0")
 
 
+def _download() -> int | None:
+    """Bytes a widget's first click downloads (from the runtime's manifest), once it is built."""
+    manifest = runtime.RUNTIME / "pyodide" / bundle.MANIFEST
+    if _skip_runtime() or not manifest.exists():
+        return None
+    return int(json.loads(manifest.read_text(encoding="utf-8"))["download"])
+
+
 def _generated(config: Any) -> dict[str, str]:
     recipes = site_pages.read_recipes(ROOT)
     examples = load_script("examples", ROOT / "scripts" / "examples.py")
@@ -52,7 +62,7 @@ def _generated(config: Any) -> dict[str, str]:
 
     pages = {
         f"recipes/{r.name}.md": site_pages.recipe_page(
-            r, quickstart(r.name) if r.exported else None
+            r, quickstart(r.name) if r.exported else "", _download()
         )
         for r in recipes
     }
@@ -90,7 +100,7 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
     if "tryit:" not in markdown:
         return markdown
     recipes = site_pages.read_recipes(ROOT)
-    return site_pages.embed_widgets(markdown, recipes, page.file.src_uri)
+    return site_pages.embed_widgets(markdown, recipes, page.file.src_uri, _download())
 
 
 def on_post_build(config: Any) -> None:

@@ -55,9 +55,14 @@ def read_recipes(root: Path) -> list[RecipeInfo]:
     ]
 
 
-def widget_html(recipe: RecipeInfo) -> str:
-    """The server-rendered "Try it" widget; ``tryit.mjs`` makes it live on click."""
+def widget_html(recipe: RecipeInfo, download: int | None = None) -> str:
+    """The server-rendered "Try it" widget; ``tryit.mjs`` makes it live on click.
+
+    ``download`` is what the first click downloads, in bytes (the runtime's manifest), told
+    to the reader when known.
+    """
     name = html.escape(recipe.name)
+    size = f" (about {max(1, round(download / 1e6))}&nbsp;MB)" if download else ""
     return f"""<div class="tryit" data-tryit="{name}" data-library="{recipe.library}">
 <div class="tryit__bar">
 <button type="button" class="md-button md-button--primary tryit__step"
@@ -66,7 +71,7 @@ def widget_html(recipe: RecipeInfo) -> str:
 <button type="button" class="md-button tryit__reset" data-action="reset">Reset</button>
 </div>
 <p class="tryit__status" role="status">Runs the code below in your browser: each <b>Step</b> is one
-request. The Python runtime (about 16&nbsp;MB) loads on the first click.</p>
+request. The Python runtime{size} loads on the first click.</p>
 <progress class="tryit__progress" aria-label="Loading the Python runtime" hidden></progress>
 <div class="tryit__panel" hx-disable hidden></div>
 <ol class="tryit__transcript" aria-live="polite" aria-label="Transcript of this run"></ol>
@@ -74,9 +79,9 @@ request. The Python runtime (about 16&nbsp;MB) loads on the first click.</p>
 """
 
 
-def widget_block(recipe: RecipeInfo) -> str:
+def widget_block(recipe: RecipeInfo, download: int | None = None) -> str:
     """The widget followed by the recorded transcript (included, and the widget's fallback)."""
-    out = [widget_html(recipe), ""]
+    out = [widget_html(recipe, download), ""]
     out += ['??? note tryit-recorded "Recorded transcript (what the test suite asserts)"', ""]
     if recipe.has_transcript:
         transcript = f"recipes/{recipe.name}/transcript.txt"
@@ -89,7 +94,9 @@ def widget_block(recipe: RecipeInfo) -> str:
 _MARKER = re.compile(r"^<!--\s*tryit:\s*([\w-]+)\s*-->[ \t]*$", re.MULTILINE)
 
 
-def embed_widgets(markdown: str, recipes: list[RecipeInfo], where: str) -> str:
+def embed_widgets(
+    markdown: str, recipes: list[RecipeInfo], where: str, download: int | None = None
+) -> str:
     """Replace each ``<!-- tryit: NAME -->`` line of a topic page by that recipe's widget.
 
     Raises:
@@ -101,19 +108,20 @@ def embed_widgets(markdown: str, recipes: list[RecipeInfo], where: str) -> str:
         name = match.group(1)
         if name not in by_name:
             raise ValueError(f"{where}: <!-- tryit: {name} --> names no recipe under recipes/")
-        return widget_block(by_name[name])
+        return widget_block(by_name[name], download)
 
     return _MARKER.sub(replace, markdown)
 
 
-def recipe_page(recipe: RecipeInfo, quickstart: str = "") -> str:
+def recipe_page(recipe: RecipeInfo, quickstart: str = "", download: int | None = None) -> str:
     """Markdown of ``recipes/<name>.md``: text, widget, files (included), how to run it.
 
-    ``quickstart`` is the exported example's quickstart (``scripts/examples.py``).
+    ``quickstart`` is the exported example's quickstart (``scripts/examples.py``);
+    ``download`` as for :func:`widget_html`.
     """
     base = f"recipes/{recipe.name}"
     out = [f"# {recipe.title}", "", recipe.summary, "", f'--8<-- "{base}/page.md"', ""]
-    out += ["## Try it", "", widget_block(recipe), ""]
+    out += ["## Try it", "", widget_block(recipe, download), ""]
     out += ["## The code", ""]
     for file in recipe.files:
         lang = LANGS.get(Path(file).suffix, "text")

@@ -224,7 +224,7 @@ async function start({ loadPyodide, factory, manifest, dynlibs, snapshot }) {
   if (!snapshot) {
     const plain = factory;
     factory = (moduleArg) => {
-      // Emscripten runs these when the runtime's files are in, just before CPython starts
+      // Emscripten runs these once the wasm is instantiated, before CPython starts
       moduleArg.preRun = [].concat(moduleArg.preRun || [], () => setStage("Starting Python"));
       return plain(moduleArg);
     };
