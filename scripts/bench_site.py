@@ -38,7 +38,6 @@ from static_server import StaticServer  # noqa: E402
 from tests._support.browser import CHROMIUM, CHROMIUM_ARGS  # noqa: E402  # as the tests run it
 
 ARGS = CHROMIUM_ARGS
-READY = "() => globalThis.__tryitRuntime && globalThis.__tryitRuntime.info"
 NOT_BUSY = "() => document.querySelector('.tryit').getAttribute('aria-busy') === 'false'"
 SAVED = "() => globalThis.__tryitRuntime.saved !== undefined"
 # Untimed waits poll every POLL ms. Timed ones are measured in the page and wait on events,
