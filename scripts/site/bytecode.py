@@ -123,14 +123,17 @@ def _record_line(name: str, data: bytes) -> str:
     return f"{name},sha256={digest},{len(data)}"
 
 
-def wheel(source: str, target: str, used: set[str], keep_sources: set[str]) -> int:
-    """Rewrite a wheel, the ``used`` modules as bytecode, with a matching RECORD."""
+def wheel(
+    source: str, target: str, used: set[str], keep_sources: set[str], drop: tuple[str, ...] = ()
+) -> int:
+    """Rewrite a wheel, the ``used`` modules as bytecode, without the members that start with
+    one of ``drop``, with a matching RECORD."""
     members: list[tuple[str, bytes]] = []
     record_name = ""
     count = 0
     with zipfile.ZipFile(source) as src:
         for name in src.namelist():
-            if name.endswith("/"):
+            if name.endswith("/") or name.startswith(drop):
                 continue
             data = src.read(name)
             if name.endswith(".dist-info/RECORD"):
@@ -158,8 +161,8 @@ async def main(args: list[str]) -> int:
     """Run the job described by the JSON file ``args[0]``.
 
     ``{"stdlib": [source, target], "wheels": [[source, target], ...], "entry": module,
-    "keep_sources": [member, ...]}``: probe what ``entry`` imports, then
-    rewrite the standard library and every wheel.
+    "keep_sources": [member, ...], "drop": [prefix, ...]}``: probe what ``entry`` imports,
+    then rewrite the standard library and every wheel.
     """
     with open(args[0], encoding="utf-8") as handle:  # noqa: ASYNC230 - a build step
         job: dict[str, Any] = json.load(handle)
@@ -169,6 +172,7 @@ async def main(args: list[str]) -> int:
     count = stdlib(job["stdlib"][0], job["stdlib"][1], used)
     print(f"{job['stdlib'][1].rsplit('/', 1)[-1]}: {count} modules compiled")
     for source, target in job["wheels"]:
-        count = wheel(source, target, used, set(job.get("keep_sources", [])))
+        drop = tuple(job.get("drop", []))
+        count = wheel(source, target, used, set(job.get("keep_sources", [])), drop)
         print(f"{target.rsplit('/', 1)[-1]}: {count} modules compiled")
     return 0

@@ -149,6 +149,11 @@ ENCODINGS_KEEP = frozenset(
 # Modules that read their own source at run time keep their .py (with bytecode beside):
 # anyio builds its lazy-import map from these two files' source.
 KEEP_SOURCES = ("anyio/__init__.py", "anyio/abc/__init__.py")
+# Wheel members left out of the served wheels (prefixes). pydantic.v1, Pydantic 1's
+# compatibility layer, does not support Python 3.14 (pydantic warns so on import) and no
+# recipe uses it; FastAPI imports it to check each route's parameters against it, 0.1-0.2 s
+# of a visit's first step in the browser, and takes an ImportError as "no Pydantic 1 here".
+WHEEL_DROP = ("pydantic/v1/",)
 HTMX = ROOT / "src" / "hedron" / "hedron" / "static" / "vendor" / "htmx.min.js"
 TRYIT_VERSION = "0.1.0"
 
@@ -293,6 +298,7 @@ def precompile(pyodide: Path, wheel_dirs: list[Path]) -> Path:
     folder = CACHE / "bytecode"
     key = "|".join((part / ".stamp").read_text() for part in [pyodide, *wheel_dirs])
     key += "|" + ",".join(sorted(STDLIB_DROP | ENCODINGS_KEEP)) + "|" + ",".join(KEEP_SOURCES)
+    key += "|" + ",".join(WHEEL_DROP)
     key += "|" + _tree_hash(HERE / "bytecode.py", HERE / "run_in_node.mjs")
     if _stamped(folder, key):
         return folder
@@ -307,6 +313,7 @@ def precompile(pyodide: Path, wheel_dirs: list[Path]) -> Path:
         "wheels": [[_host(w), _host(staging / w.name)] for w in wheels],
         "entry": "tryit.browser",
         "keep_sources": list(KEEP_SOURCES),
+        "drop": list(WHEEL_DROP),
     }
     (staging / "jobs.json").write_text(json.dumps(job, indent=1), encoding="utf-8")
     script = [str(HERE / "run_in_node.mjs"), str(pyodide), str(HERE / "bytecode.py")]

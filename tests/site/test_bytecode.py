@@ -80,7 +80,30 @@ def test_sources_read_at_run_time_and_recipes_keep_their_py(pyodide_dir: Path) -
     assert "tryit/browser.pyc" in tryit
 
 
-@pytest.mark.parametrize("prefix", ["fastapi", "anyio", "hedron", "tryit", "pydantic_core"])
+def test_pydantic_v1_is_left_out_of_the_served_pydantic(pyodide_dir: Path) -> None:
+    # runtime.WHEEL_DROP: FastAPI imported it for every route; an ImportError means "no v1"
+    pydantic = _wheel(pyodide_dir, "pydantic").namelist()
+    assert not [name for name in pydantic if name.startswith("pydantic/v1/")]
+    assert "pydantic/main.pyc" in pydantic
+
+
+def test_a_wheel_rewrite_leaves_out_dropped_members(tmp_path: Path) -> None:
+    source, target = tmp_path / "demo-1.0-py3-none-any.whl", tmp_path / "out.whl"
+    with zipfile.ZipFile(source, "w") as whl:
+        whl.writestr("demo/__init__.py", "x = 1\n")
+        whl.writestr("demo/v1/__init__.py", "y = 2\n")
+        whl.writestr("demo/v1.txt", "not under demo/v1/\n")
+        whl.writestr("demo-1.0.dist-info/RECORD", "")
+    bytecode.wheel(str(source), str(target), set(), set(), ("demo/v1/",))
+    names = zipfile.ZipFile(target).namelist()
+    assert sorted(names) == ["demo-1.0.dist-info/RECORD", "demo/__init__.py", "demo/v1.txt"]
+    record = zipfile.ZipFile(target).read("demo-1.0.dist-info/RECORD")
+    assert b"demo/v1/" not in record
+
+
+@pytest.mark.parametrize(
+    "prefix", ["fastapi", "anyio", "hedron", "tryit", "pydantic_core", "pydantic"]
+)
 def test_rewritten_wheels_have_a_matching_record(pyodide_dir: Path, prefix: str) -> None:
     whl = _wheel(pyodide_dir, prefix)
     (record,) = [n for n in whl.namelist() if n.endswith(".dist-info/RECORD")]
