@@ -150,9 +150,9 @@ ENCODINGS_KEEP = frozenset(
 # anyio builds its lazy-import map from these two files' source.
 KEEP_SOURCES = ("anyio/__init__.py", "anyio/abc/__init__.py")
 # Wheel members left out of the served wheels (prefixes). pydantic.v1, Pydantic 1's
-# compatibility layer, does not support Python 3.14 (pydantic warns so on import) and no
-# recipe uses it; FastAPI imports it to check each route's parameters against it, 0.1-0.2 s
-# of a visit's first step in the browser, and takes an ImportError as "no Pydantic 1 here".
+# compatibility layer: no recipe and nothing in resq or hedron uses it, but FastAPI imports
+# it to check each new route's parameters against it (0.05 s of a visit's first step in the
+# browser); it takes an ImportError as "no Pydantic 1 models here".
 WHEEL_DROP = ("pydantic/v1/",)
 HTMX = ROOT / "src" / "hedron" / "hedron" / "static" / "vendor" / "htmx.min.js"
 TRYIT_VERSION = "0.1.0"
