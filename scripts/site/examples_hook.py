@@ -19,14 +19,11 @@ from __future__ import annotations
 
 import hashlib
 import html
-import importlib.util
 import io
 import json
 import shutil
-import sys
 import tarfile
 from pathlib import Path
-from types import ModuleType
 from typing import Any
 
 from scriptload import load_script

@@ -29,7 +29,6 @@ if str(HERE) not in sys.path:
 
 import bundle  # noqa: E402
 import component_pages  # noqa: E402
-import examples_hook  # noqa: E402
 import reference_pages  # noqa: E402
 import runtime  # noqa: E402
 import site_pages  # noqa: E402
