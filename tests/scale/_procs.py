@@ -126,14 +126,15 @@ def managed(name: str, argv: list[str], env: Mapping[str, str]) -> Iterator[Mana
         proc.close()
 
 
-def celery_argv(app: str, queue: str, *, hostname: str) -> list[str]:
-    """A single-process Celery worker (solo pool): fast start, one task at a time."""
+def celery_argv(app: str, queue: str, *, hostname: str, pool: str = "solo") -> list[str]:
+    """A Celery worker running one task at a time: by default a single process (solo pool,
+    fast start); ``pool="prefork"`` is the production set-up (a parent and a pool child)."""
     return [
         str(VENV_BIN / "celery"),
         "-A",
         app,
         "worker",
-        "--pool=solo",
+        f"--pool={pool}",
         "--concurrency=1",
         "-Q",
         queue,

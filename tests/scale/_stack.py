@@ -37,19 +37,21 @@ def engine_env(
     }
 
 
-def worker_argv(engine: str, env: dict[str, str], name: str) -> list[str]:
+def worker_argv(engine: str, env: dict[str, str], name: str, *, pool: str = "solo") -> list[str]:
     """The command of a worker; ``name`` gets a unique suffix (RQ refuses duplicate names,
     even of a killed worker whose registration has not expired)."""
     queue = env["HEDRON_JOBS_QUEUE"]
     name = f"{name}-{uuid.uuid4().hex[:6]}"
     if engine == "celery":
-        return celery_argv("scale_app:celery", queue, hostname=f"{name}@%h")
+        return celery_argv("scale_app:celery", queue, hostname=f"{name}@%h", pool=pool)
     return rq_argv(env["HEDRON_REDIS_URL"], queue, name=name)
 
 
-def start_worker(engine: str, env: dict[str, str], name: str) -> ManagedProcess:
+def start_worker(
+    engine: str, env: dict[str, str], name: str, *, pool: str = "solo"
+) -> ManagedProcess:
     """Start a real worker process; returns once it listens on its queue (bounded)."""
-    proc = ManagedProcess(f"{engine}-{name}", worker_argv(engine, env, name), env)
+    proc = ManagedProcess(f"{engine}-{name}", worker_argv(engine, env, name, pool=pool), env)
     try:
         proc.wait_for_log(READY_TEXT[engine], timeout=WORKER_START_S)
     except BaseException:

@@ -22,14 +22,27 @@ from hedron.jobs import enqueue_durable, job_result_response, job_status_respons
 ENGINE = os.environ.get("HEDRON_TEST_ENGINE", "celery")
 LEASE_S = float(os.environ.get("HEDRON_TEST_LEASE_S", "30"))
 MAX_ATTEMPTS = int(os.environ.get("HEDRON_TEST_MAX_ATTEMPTS", "3"))
+REDELIVERY_S = float(os.environ.get("HEDRON_TEST_REDELIVERY_S", "3600"))
 config = ScaleConfig.from_env()
 
 jobs: Any
 if ENGINE == "celery":
     from hedron.integrations.celery import CeleryJobs
 
-    jobs = CeleryJobs(config, TASKS, lease_s=LEASE_S, max_attempts=MAX_ATTEMPTS)
+    jobs = CeleryJobs(
+        config, TASKS, lease_s=LEASE_S, max_attempts=MAX_ATTEMPTS, redelivery_s=REDELIVERY_S
+    )
     celery = jobs.celery
+    if os.environ.get("HEDRON_TEST_DIE_BEFORE_CLAIM") == "1":
+        # The whole worker (parent and pool child) dies after taking a message (in the prefork
+        # pool it is acknowledged then, unless acks are late) and before claiming its job.
+        import signal
+
+        from celery.signals import task_prerun
+
+        @task_prerun.connect
+        def _die(**_: Any) -> None:
+            os.killpg(os.getpgid(0), signal.SIGKILL)
 else:
     from hedron.integrations.rq import RQJobs
 

@@ -94,6 +94,62 @@ def test_killed_worker_job_is_retried_not_reported_succeeded(
         jobs.close()
 
 
+def test_celery_worker_dying_before_the_claim_does_not_lose_the_job(
+    deployment_config: ScaleConfig,
+) -> None:
+    """A production (prefork) worker takes the message and dies, parent and child, before
+    claiming the job (a Celery signal in scale_app kills it there). With early acks the
+    message would be gone and the job QUEUED for ever; it was not acknowledged, so the broker
+    hands it to the next worker after ``redelivery_s``, with no ``resend()``."""
+    jobs = make_jobs("celery", deployment_config, redelivery_s=2.0)
+    env = {**_env("celery", deployment_config, lease_s=30.0, max_attempts=3)}
+    env["HEDRON_TEST_REDELIVERY_S"] = "2"
+    try:
+        dying = {**env, "HEDRON_TEST_DIE_BEFORE_CLAIM": "1"}
+        doomed = start_worker("celery", dying, "doomed", pool="prefork")
+        try:
+            job = jobs.backend.submit("count", {"n": 2, "step_s": 0.01}, **ALICE)
+            assert doomed.proc.wait(30) == -signal.SIGKILL  # it took the message and died
+        finally:
+            doomed.close()
+        orphan = jobs.backend.load(job.id)
+        assert (orphan.state, orphan.attempts) == (JobState.QUEUED, 0)  # nobody claimed it
+        assert jobs.backend.recover_lost() == {"retried": [], "failed": []}  # no lease to see
+        rescuer = start_worker("celery", env, "rescuer")
+        try:
+            wait_until(
+                lambda: jobs.backend.load(job.id).terminal, timeout=30, what="the redelivery"
+            )
+        finally:
+            rescuer.close()
+        done = jobs.backend.load(job.id)
+        assert done.state is JobState.SUCCEEDED
+        assert (done.attempts, done.result["attempt"]) == (1, 1)  # the same message, once
+    finally:
+        jobs.close()
+
+
+@pytest.mark.parametrize(
+    ("value", "error", "message"),
+    [
+        ("5", TypeError, "redelivery_s must be a number of seconds, got '5'"),
+        (True, TypeError, "redelivery_s must be a number"),
+        (0, ValueError, "redelivery_s must be a finite number > 0, got 0"),
+        (float("nan"), ValueError, "redelivery_s must be a finite number > 0"),
+        (float("inf"), ValueError, "redelivery_s must be a finite number > 0"),
+    ],
+)
+def test_celery_redelivery_s_is_checked_before_anything_connects(
+    value: object, error: type[Exception], message: str
+) -> None:
+    from hedron.integrations.celery import CeleryJobs
+
+    # an unreachable Redis: the check must fail first, naming the parameter
+    config = ScaleConfig(redis_url=f"redis://127.0.0.1:{free_port()}/0", key_prefix="x:")
+    with pytest.raises(error, match=re.escape(message)):
+        CeleryJobs(config, TASKS, redelivery_s=value)  # type: ignore[arg-type]
+
+
 def test_killed_worker_job_fails_after_max_attempts(deployment_config: ScaleConfig) -> None:
     jobs = make_jobs("rq", deployment_config, lease_s=1.0, max_attempts=1)
     env = _env("rq", deployment_config, lease_s=1.0, max_attempts=1)

@@ -35,12 +35,41 @@ from ._config import ScaleConfig
 from ._queued import QueuedJobBackend
 from ._worker import DEFAULT_LEASE_S, DEFAULT_MAX_ATTEMPTS, check_tasks, run_job, worker_name
 
-__all__ = ["MAINTENANCE_TASK", "RUN_JOB_TASK", "CeleryJobs", "celery_task_id"]
+__all__ = [
+    "DEFAULT_REDELIVERY_S",
+    "MAINTENANCE_TASK",
+    "RUN_JOB_TASK",
+    "CeleryJobs",
+    "celery_task_id",
+]
 
 RUN_JOB_TASK = "hedron.run_job"
 """The name of the one Celery task that runs every hedron job (its argument is the job id)."""
 MAINTENANCE_TASK = "hedron.maintenance"
 """Celery task that recovers lost jobs and deletes expired ones (scheduled for celery beat)."""
+
+
+DEFAULT_REDELIVERY_S = 3600.0
+"""Seconds before the broker hands out again a message whose worker died (Redis's default)."""
+
+
+def _positive_seconds(name: str, value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise TypeError(f"CeleryJobs: {name} must be a number of seconds, got {value!r}")
+    if not value > 0 or value == float("inf"):
+        raise ValueError(f"CeleryJobs: {name} must be a finite number > 0, got {value!r}")
+    return float(value)
+
+
+def _redelivery_options(redelivery_s: float) -> dict[str, float]:
+    """Redis transport options: the visibility timeout, and a sweep for unacknowledged
+    messages often enough for it (by default Kombu looks about every 100 s)."""
+    sweep = min(10.0, max(1.0, redelivery_s / 4))
+    return {
+        "visibility_timeout": redelivery_s,
+        "unacked_restore_interval": sweep,
+        "unacked_restore_throttle": 1,
+    }
 
 
 def celery_task_id(job_id: str, attempt: int) -> str:
@@ -84,6 +113,10 @@ class CeleryJobs:
             created with ``config.effective_broker_url`` as broker.
         lease_s: A running job's lease; a worker renews it every ``lease_s / 3`` seconds.
         max_attempts: Workers that may start a job before a lost one is marked FAILED.
+        redelivery_s: A message is acknowledged only once its job has run (late ack); if the
+            worker taking it dies first, even before it claimed the job, the broker hands the
+            message out again after this many seconds (Redis's visibility timeout). A
+            redelivered message of a job another worker still runs is skipped (the claim).
         check: Ping Redis now (start-up fails clearly when Redis is unreachable).
 
     Raises:
@@ -110,6 +143,7 @@ class CeleryJobs:
         celery_app: Any = None,
         lease_s: float = DEFAULT_LEASE_S,
         max_attempts: int = DEFAULT_MAX_ATTEMPTS,
+        redelivery_s: float = DEFAULT_REDELIVERY_S,
         check: bool = True,
     ) -> None:
         if not isinstance(config, ScaleConfig):
@@ -121,6 +155,7 @@ class CeleryJobs:
         self.lease_s = float(lease_s)
         if self.lease_s <= 0:
             raise ValueError(f"CeleryJobs: lease_s must be > 0, got {lease_s!r}")
+        self.redelivery_s = _positive_seconds("redelivery_s", redelivery_s)
         self.redis: RedisJobBackend = config.backend(check=check)
         self.celery = celery_app if celery_app is not None else self._make_app()
         self.run_task = self._register()
@@ -139,6 +174,11 @@ class CeleryJobs:
             broker_connection_timeout=self.config.connect_timeout_s,
             # Fail fast at start-up (clear error); once running, reconnect after a Redis restart.
             broker_connection_retry_on_startup=False,
+            # Late ack: a message taken by a worker that dies before the job is done (even
+            # before the job was claimed) goes back to the queue instead of being lost.
+            task_acks_late=True,
+            task_reject_on_worker_lost=True,
+            broker_transport_options=_redelivery_options(self.redelivery_s),
             beat_schedule={
                 "hedron-maintenance": {"task": MAINTENANCE_TASK, "schedule": 60.0},
             },
@@ -148,7 +188,9 @@ class CeleryJobs:
     def _register(self) -> Any:
         owner = self
 
-        @self.celery.task(name=RUN_JOB_TASK, ignore_result=True)  # type: ignore[untyped-decorator]
+        @self.celery.task(  # type: ignore[untyped-decorator]
+            name=RUN_JOB_TASK, ignore_result=True, acks_late=True, reject_on_worker_lost=True
+        )
         def run_hedron_job(job_id: str) -> str | None:
             state = run_job(
                 owner.redis,
