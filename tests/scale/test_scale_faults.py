@@ -53,6 +53,16 @@ def _running_with_progress(jobs: Any, job_id: str) -> bool:
     return bool(status.state is JobState.RUNNING and status.progress and status.progress.k >= 1)
 
 
+def _rescue(engine: str, env: dict[str, str], jobs: Any, job_id: str) -> Any:
+    """Start a healthy worker, wait until the job is finished, stop it; the job's status."""
+    rescuer = start_worker(engine, env, "rescuer")
+    try:
+        wait_until(lambda: jobs.backend.load(job_id).terminal, timeout=30, what="the rescue")
+    finally:
+        rescuer.close()
+    return jobs.backend.load(job_id)
+
+
 @pytest.mark.parametrize("engine", ENGINES)
 def test_killed_worker_job_is_retried_not_reported_succeeded(
     engine: str, deployment_config: ScaleConfig
@@ -79,14 +89,7 @@ def test_killed_worker_job_is_retried_not_reported_succeeded(
         assert lost.state is JobState.RUNNING
         assert lost.attempts == 1
         assert jobs.backend.recover_lost() == {"retried": [job.id], "failed": []}
-        second = start_worker(engine, env, "rescuer")
-        try:
-            wait_until(
-                lambda: jobs.backend.load(job.id).terminal, timeout=30, what="the retried job"
-            )
-        finally:
-            second.close()
-        done = jobs.backend.load(job.id)
+        done = _rescue(engine, env, jobs, job.id)
         assert done.state is JobState.SUCCEEDED
         assert done.attempts == 2
         assert done.result["attempt"] == 2
@@ -102,8 +105,8 @@ def test_celery_worker_dying_before_the_claim_does_not_lose_the_job(
     message would be gone and the job QUEUED for ever; it was not acknowledged, so the broker
     hands it to the next worker after ``redelivery_s``, with no ``resend()``."""
     jobs = make_jobs("celery", deployment_config, redelivery_s=2.0)
-    env = {**_env("celery", deployment_config, lease_s=30.0, max_attempts=3)}
-    env["HEDRON_TEST_REDELIVERY_S"] = "2"
+    env = _env("celery", deployment_config, lease_s=30.0, max_attempts=3)
+    env["HEDRON_TEST_REDELIVERY_S"] = "2"  # what the workers use, as `jobs` above
     try:
         dying = {**env, "HEDRON_TEST_DIE_BEFORE_CLAIM": "1"}
         doomed = start_worker("celery", dying, "doomed", pool="prefork")
@@ -115,14 +118,7 @@ def test_celery_worker_dying_before_the_claim_does_not_lose_the_job(
         orphan = jobs.backend.load(job.id)
         assert (orphan.state, orphan.attempts) == (JobState.QUEUED, 0)  # nobody claimed it
         assert jobs.backend.recover_lost() == {"retried": [], "failed": []}  # no lease to see
-        rescuer = start_worker("celery", env, "rescuer")
-        try:
-            wait_until(
-                lambda: jobs.backend.load(job.id).terminal, timeout=30, what="the redelivery"
-            )
-        finally:
-            rescuer.close()
-        done = jobs.backend.load(job.id)
+        done = _rescue("celery", env, jobs, job.id)
         assert done.state is JobState.SUCCEEDED
         assert (done.attempts, done.result["attempt"]) == (1, 1)  # the same message, once
     finally:
