@@ -44,7 +44,7 @@ def worker_argv(engine: str, env: dict[str, str], name: str, *, pool: str = "sol
     name = f"{name}-{uuid.uuid4().hex[:6]}"
     if engine == "celery":
         return celery_argv("scale_app:celery", queue, hostname=f"{name}@%h", pool=pool)
-    return rq_argv(env["HEDRON_REDIS_URL"], queue, name=name)
+    return rq_argv(env.get("HEDRON_BROKER_URL") or env["HEDRON_REDIS_URL"], queue, name=name)
 
 
 def start_worker(

@@ -33,7 +33,7 @@ if ENGINE == "celery":
         config, TASKS, lease_s=LEASE_S, max_attempts=MAX_ATTEMPTS, redelivery_s=REDELIVERY_S
     )
     celery = jobs.celery
-    if os.environ.get("HEDRON_TEST_DIE_BEFORE_CLAIM") == "1":
+    if os.environ.get("HEDRON_TEST_DIE_BEFORE_CLAIM") == "worker":
         # The whole worker (parent and pool child) dies after taking a message (in the prefork
         # pool it is acknowledged then, unless acks are late) and before claiming its job.
         import signal

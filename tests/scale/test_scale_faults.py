@@ -3,9 +3,12 @@ broker that refuses the enqueue."""
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import signal
+import time
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import httpx
@@ -108,7 +111,7 @@ def test_celery_worker_dying_before_the_claim_does_not_lose_the_job(
     env = _env("celery", deployment_config, lease_s=30.0, max_attempts=3)
     env["HEDRON_TEST_REDELIVERY_S"] = "2"  # what the workers use, as `jobs` above
     try:
-        dying = {**env, "HEDRON_TEST_DIE_BEFORE_CLAIM": "1"}
+        dying = {**env, "HEDRON_TEST_DIE_BEFORE_CLAIM": "worker"}
         doomed = start_worker("celery", dying, "doomed", pool="prefork")
         try:
             job = jobs.backend.submit("count", {"n": 2, "step_s": 0.01}, **ALICE)
@@ -121,6 +124,131 @@ def test_celery_worker_dying_before_the_claim_does_not_lose_the_job(
         done = _rescue("celery", env, jobs, job.id)
         assert done.state is JobState.SUCCEEDED
         assert (done.attempts, done.result["attempt"]) == (1, 1)  # the same message, once
+    finally:
+        jobs.close()
+
+
+# An RQ worker's record of a started message outlives the worker by its heartbeat TTL (RQ's
+# job monitoring interval, 30 s, plus 60 s); maintenance judges expiry at this later time.
+AFTER_RQ_HEARTBEAT_S = 120.0
+
+
+def _rq_worker_dies_before_the_claim(env: dict[str, str], jobs: Any, job_id: str) -> None:
+    """An RQ worker takes the job's message and dies (horse and parent) before the claim."""
+    doomed = start_worker("rq", {**env, "HEDRON_TEST_DIE_BEFORE_CLAIM": "worker"}, "doomed")
+    try:
+        assert doomed.proc.wait(30) == -signal.SIGKILL
+    finally:
+        doomed.close()
+    orphan = jobs.backend.load(job_id)
+    assert (orphan.state, orphan.attempts) == (JobState.QUEUED, 0)  # nobody claimed it
+
+
+def test_rq_worker_dying_before_the_claim_does_not_lose_the_job(
+    deployment_config: ScaleConfig,
+) -> None:
+    """RQ keeps a dead worker's started message in its registry; maintenance() sweeps it once
+    the worker's heartbeat has run out, and RQ sends it again (``Retry``), with no resend()."""
+    jobs = make_jobs("rq", deployment_config, max_attempts=3)
+    env = _env("rq", deployment_config, lease_s=30.0, max_attempts=3)
+    try:
+        job = jobs.backend.submit("count", {"n": 2, "step_s": 0.01}, **ALICE)
+        _rq_worker_dies_before_the_claim(env, jobs, job.id)
+        idle = {"abandoned": 0, "given_up": 0, "retried": 0, "failed": 0, "deleted": 0}
+        assert jobs.maintenance() == idle  # its heartbeat has not run out yet
+        assert jobs.queue().job_ids == []
+        later = time.time() + AFTER_RQ_HEARTBEAT_S
+        assert jobs.maintenance(now=later) == {**idle, "abandoned": 1}
+        assert jobs.queue().job_ids == [f"hedron-{job.id}-0"]  # the same message, sent again
+        done = _rescue("rq", env, jobs, job.id)
+        assert done.state is JobState.SUCCEEDED
+        assert (done.attempts, done.result["attempt"]) == (1, 1)
+    finally:
+        jobs.close()
+
+
+@pytest.mark.parametrize("broker", ["status Redis", "separate broker"])
+def test_rq_job_whose_workers_keep_dying_before_the_claim_fails_clearly(
+    deployment_config: ScaleConfig, broker: str
+) -> None:
+    """Once RQ's retries are spent, the job no worker ever claimed is FAILED (not QUEUED for
+    ever), with the reason in its error; pollers see a terminal state. With the queues in
+    another Redis, the failure still reaches the status Redis (RQ's callback gets the
+    broker's connection)."""
+    if broker == "separate broker":
+        url = deployment_config.redis_url
+        deployment_config = dataclasses.replace(
+            deployment_config, broker_url=url.rsplit("/", 1)[0] + "/1"
+        )
+    jobs = make_jobs("rq", deployment_config, max_attempts=1)
+    env = _env("rq", deployment_config, lease_s=30.0, max_attempts=1)
+    if deployment_config.broker_url:
+        env["HEDRON_BROKER_URL"] = deployment_config.broker_url
+    try:
+        job = jobs.backend.submit("count", {"n": 2, "step_s": 0.01}, **ALICE)
+        _rq_worker_dies_before_the_claim(env, jobs, job.id)
+        first = jobs.maintenance(now=time.time() + AFTER_RQ_HEARTBEAT_S)
+        assert (first["abandoned"], first["given_up"]) == (1, 0)  # sent again: one retry left
+        _rq_worker_dies_before_the_claim(env, jobs, job.id)  # the retry dies as well
+        second = jobs.maintenance(now=time.time() + AFTER_RQ_HEARTBEAT_S)
+        assert (second["abandoned"], second["given_up"]) == (1, 1)
+        failed = jobs.backend.load(job.id)
+        assert failed.state is JobState.FAILED
+        assert re.fullmatch(
+            rf"RQ gave up on job {re.escape(job.id)} before any worker started it, after 1 "
+            r"retries \(Moved to FailedJobRegistry, due to AbandonedJobError, at .+\)",
+            failed.error,
+        ), failed.error
+        assert jobs.queue().job_ids == []
+        assert jobs.maintenance()["given_up"] == 0  # counted once
+    finally:
+        jobs.close()
+
+
+def test_rq_work_horse_killed_before_the_claim_is_sent_again_at_once(
+    deployment_config: ScaleConfig, tmp_path: Path
+) -> None:
+    """The kernel kills the work horse (out of memory) and its parent lives on: RQ sends the
+    message again at once (``Retry``), and the same worker runs the job; no sweep needed."""
+    jobs = make_jobs("rq", deployment_config, max_attempts=3)
+    env = _env("rq", deployment_config, lease_s=30.0, max_attempts=3)
+    env |= {"HEDRON_TEST_DIE_BEFORE_CLAIM": "horse", "HEDRON_TEST_DIE_ONCE": str(tmp_path / "x")}
+    try:
+        job = jobs.backend.submit("count", {"n": 2, "step_s": 0.01}, **ALICE)
+        done = _rescue("rq", env, jobs, job.id)
+        assert (tmp_path / "x").exists()  # the first horse died
+        assert done.state is JobState.SUCCEEDED
+        assert (done.attempts, done.result["attempt"]) == (1, 1)
+    finally:
+        jobs.close()
+
+
+def test_rq_job_whose_work_horses_keep_dying_fails_clearly(deployment_config: ScaleConfig) -> None:
+    """Horses that die every time: RQ gives the message up after its retries; maintenance()
+    finds it in RQ's failed registry and the job is FAILED with RQ's reason."""
+    from rq.job import Job
+
+    jobs = make_jobs("rq", deployment_config, max_attempts=1)
+    env = _env("rq", deployment_config, lease_s=30.0, max_attempts=1)
+    env["HEDRON_TEST_DIE_BEFORE_CLAIM"] = "horse"
+    try:
+        job = jobs.backend.submit("count", {"n": 2, "step_s": 0.01}, **ALICE)
+        message = Job.fetch(f"hedron-{job.id}-0", connection=jobs.queue_connection)
+        worker = start_worker("rq", env, "oom")
+        try:
+            wait_until(lambda: message.get_status() == "failed", timeout=30, what="RQ to give up")
+            assert worker.alive()  # only the horses died
+        finally:
+            worker.close()
+        assert jobs.backend.load(job.id).state is JobState.QUEUED  # until maintenance() looks
+        assert jobs.maintenance()["given_up"] == 1
+        failed = jobs.backend.load(job.id)
+        assert failed.state is JobState.FAILED
+        assert re.fullmatch(
+            rf"RQ gave up on job {re.escape(job.id)} before any worker started it, after 1 "
+            r"retries \(Work-horse terminated unexpectedly; waitpid returned 9 .*\)",
+            failed.error,
+        ), failed.error
     finally:
         jobs.close()
 

@@ -333,7 +333,10 @@ def test_maintenance_resends_lost_jobs_to_the_real_broker(
         jobs.backend.claim(lost.id, worker="dead", lease_s=0)  # a worker that vanished
         jobs.backend.mark(done.id, JobState.SUCCEEDED)
         outcome = jobs.maintenance()
-        assert outcome == {"retried": 1, "failed": 0, "deleted": 0}
+        expected = {"retried": 1, "failed": 0, "deleted": 0}
+        if engine == "rq":
+            expected |= {"abandoned": 0, "given_up": 0}  # RQ's registries: no worker died
+        assert outcome == expected
         if engine == "celery":
             messages = [json.loads(m) for m in redis_client.lrange(config.queue, 0, -1)]
             task_ids = sorted(m["headers"]["id"] for m in messages)

@@ -208,13 +208,22 @@ class CeleryJobs:
 
         return run_hedron_job
 
-    def maintenance(self) -> dict[str, Any]:
-        """Recover jobs of lost workers and delete expired finished jobs; return counts."""
-        outcome = self.backend.recover_lost()
+    def maintenance(self, *, now: float | None = None) -> dict[str, Any]:
+        """Recover jobs of lost workers and delete expired finished jobs; return counts.
+
+        ``retried``/``failed`` count RUNNING jobs whose lease ran out (re-sent, or FAILED after
+        ``max_attempts``), ``deleted`` the finished jobs past retention. Messages of workers
+        that died before claiming their job need no sweep here: the broker hands them out again
+        after ``redelivery_s``.
+
+        Args:
+            now: The time to judge expiry by (seconds since the epoch; default: now).
+        """
+        outcome = self.backend.recover_lost(now=now)
         return {
             "retried": len(outcome["retried"]),
             "failed": len(outcome["failed"]),
-            "deleted": self.backend.cleanup_expired(),
+            "deleted": self.backend.cleanup_expired(now=now),
         }
 
     def close(self) -> None:

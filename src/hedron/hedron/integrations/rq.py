@@ -14,24 +14,36 @@ Example:
 An RQ worker needs no hedron-specific set-up: each message names :func:`perform` and the
 import path of the task function, and the job status is written through the worker's own
 Redis connection under the configured prefix.
+
+Every message carries ``Retry(max=max_attempts)``. When a work horse dies before claiming its
+job, its parent worker sends the message again at once; when the whole worker dies, its
+record in RQ's started registry outlives it for a while, and :meth:`RQJobs.maintenance` finds
+it after that and has RQ send the message again. A message RQ gives up on (retries spent) is
+in RQ's failed registry, where :meth:`RQJobs.maintenance` also looks: a job that no worker
+ever claimed is then marked FAILED, so no job stays QUEUED for ever.
 """
 
 from __future__ import annotations
 
 import importlib
 import os
+import time
 from collections.abc import Mapping
 from typing import Any
 
 from hedron_core.jobs._context import Task
-from hedron_core.jobs._types import JobStatus
+from hedron_core.jobs._machine import IllegalTransitionError
+from hedron_core.jobs._types import JobState, JobStatus
 from hedron_core.jobs.redis_backend import RedisJobBackend
 
 from ._config import ScaleConfig
 from ._queued import QueuedJobBackend
 from ._worker import DEFAULT_LEASE_S, DEFAULT_MAX_ATTEMPTS, check_tasks, run_job, worker_name
 
-__all__ = ["RQJobs", "perform", "rq_job_id", "task_ref"]
+__all__ = ["GIVEN_UP_LOOKBACK_S", "RQJobs", "perform", "rq_job_id", "task_ref"]
+
+#: How far back :meth:`RQJobs.maintenance` looks for messages RQ gave up on (seconds).
+GIVEN_UP_LOOKBACK_S = 3600.0
 
 
 def task_ref(fn: Task) -> str:
@@ -68,6 +80,14 @@ def rq_job_id(job_id: str, attempt: int) -> str:
         'hedron-abc-0'
     """
     return f"hedron-{job_id}-{attempt}"
+
+
+def _hedron_job_id(rq_id: str) -> str | None:
+    """The hedron job id inside an RQ job id made by :func:`rq_job_id` (else ``None``)."""
+    head, sep, attempt = rq_id.rpartition("-")
+    if not head.startswith("hedron-") or not sep or not attempt.isdigit():
+        return None
+    return head[len("hedron-") :] or None
 
 
 def perform(job_id: str, ref: str, settings: dict[str, Any]) -> str | None:
@@ -116,6 +136,8 @@ class _RQDispatcher:
         self._owner = owner
 
     def send(self, status: JobStatus) -> None:
+        from rq import Retry
+
         owner = self._owner
         queue = owner.queue(owner.config.queue_for(status.type))
         queue.enqueue_call(
@@ -125,6 +147,7 @@ class _RQDispatcher:
             timeout=owner.job_timeout,
             result_ttl=0,
             failure_ttl=int(owner.config.ttl_seconds),
+            retry=Retry(max=owner.backend.max_attempts),
         )
 
     def revoke(self, job_id: str) -> None:
@@ -142,7 +165,9 @@ class RQJobs:
             in ``config.effective_broker_url`` (the same Redis by default).
         tasks: Job type -> module-level task function (``async def task(ctx)`` or ``def``).
         lease_s: A running job's lease; renewed every ``lease_s / 3`` seconds while it runs.
-        max_attempts: Workers that may start a job before a lost one is marked FAILED.
+        max_attempts: Workers that may start a job before a lost one is marked FAILED; also
+            how many times RQ sends a message again whose worker died before claiming its job
+            (``Retry(max=max_attempts)``, see :meth:`maintenance`).
         job_timeout: RQ's hard time limit per job, in seconds.
         check: Ping Redis now (start-up fails clearly when Redis is unreachable).
 
@@ -209,14 +234,89 @@ class RQJobs:
 
         return Queue(name or self.config.queue, connection=self.queue_connection)
 
-    def maintenance(self) -> dict[str, Any]:
-        """Recover jobs of lost workers and delete expired finished jobs; return counts."""
-        outcome = self.backend.recover_lost()
+    def maintenance(self, *, now: float | None = None) -> dict[str, Any]:
+        """Run every minute: recover jobs of lost workers, delete expired finished jobs.
+
+        Returns counts:
+
+        * ``abandoned``: messages whose RQ worker died (RQ's started registry, once the dead
+          worker's heartbeat has run out: RQ's job monitoring interval plus 60 s). RQ sends
+          each one again while it has retries left. RQ's own workers look only every
+          ``--maintenance-interval`` (10 minutes).
+        * ``given_up``: jobs that no worker ever claimed and whose message RQ gave up on in
+          the last :data:`GIVEN_UP_LOOKBACK_S` seconds (retries spent); they are marked FAILED
+          with RQ's last reason.
+        * ``retried``/``failed``: RUNNING jobs whose lease ran out (re-sent, or FAILED after
+          ``max_attempts``).
+        * ``deleted``: finished jobs past retention.
+
+        Args:
+            now: The time to judge expiry by (seconds since the epoch; default: now).
+        """
+        from rq.registry import StartedJobRegistry
+
+        abandoned = given_up = 0
+        for name in sorted({self.config.queue_for(t) for t in self.tasks}):
+            queue = self.queue(name)
+            started = StartedJobRegistry(queue=queue)
+            abandoned += len(started.get_expired_job_ids(now))
+            started.cleanup(now)  # RQ re-sends what has retries left, fails the rest
+            given_up += self._fail_given_up(queue, now)
+        outcome = self.backend.recover_lost(now=now)
         return {
+            "abandoned": abandoned,
+            "given_up": given_up,
             "retried": len(outcome["retried"]),
             "failed": len(outcome["failed"]),
-            "deleted": self.backend.cleanup_expired(),
+            "deleted": self.backend.cleanup_expired(now=now),
         }
+
+    def _fail_given_up(self, queue: Any, now: float | None) -> int:
+        """Mark FAILED the QUEUED jobs whose message is recently in RQ's failed registry."""
+        from rq.exceptions import NoSuchJobError
+        from rq.job import Job
+        from rq.job import JobStatus as RQStatus
+        from rq.registry import FailedJobRegistry
+
+        failed = FailedJobRegistry(queue=queue)
+        # An entry's score is when it expires: the time RQ gave up plus our failure_ttl.
+        since = (time.time() if now is None else now) - GIVEN_UP_LOOKBACK_S
+        recent = failed.connection.zrangebyscore(
+            failed.key, since + self.config.ttl_seconds, "+inf"
+        )
+        pairs: list[tuple[str, str]] = []
+        for raw in recent:
+            rq_id = raw.decode() if isinstance(raw, bytes) else str(raw)
+            job_id = _hedron_job_id(rq_id)
+            if job_id is not None:
+                pairs.append((rq_id, job_id))
+        statuses = self.redis.load_many([job_id for _, job_id in pairs])
+        count = 0
+        for (rq_id, job_id), status in zip(pairs, statuses, strict=True):
+            if status is None or status.state is not JobState.QUEUED:
+                continue
+            try:
+                message = Job.fetch(rq_id, connection=queue.connection)
+            except NoSuchJobError:
+                continue
+            if message.get_status() != RQStatus.FAILED:  # sent again since (resend())
+                continue
+            result = message.latest_result()
+            lines = (getattr(result, "exc_string", None) or "").strip().splitlines()
+            reason = lines[-1].strip() if lines else "no reason recorded"
+            try:
+                self.redis.mark(
+                    job_id,
+                    JobState.FAILED,
+                    error=(
+                        f"RQ gave up on job {job_id} before any worker started it, after "
+                        f"{self.backend.max_attempts} retries ({reason})"
+                    ),
+                )
+            except IllegalTransitionError:  # claimed or cancelled meanwhile
+                continue
+            count += 1
+        return count
 
     def close(self) -> None:
         """Close the Redis connection pools this object created."""
