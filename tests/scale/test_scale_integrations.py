@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import subprocess
 import sys
 import threading
@@ -313,20 +314,56 @@ def test_the_same_task_functions_run_under_the_stepping_runner() -> None:
     assert clock() == 2.0
 
 
+def _jobs_for(engine: str, config: ScaleConfig) -> Any:
+    """``CeleryJobs`` or ``RQJobs`` on ``config`` with the test tasks."""
+    if engine == "celery":
+        from hedron.integrations.celery import CeleryJobs
+
+        return CeleryJobs(config, TASKS)
+    from hedron.integrations.rq import RQJobs
+
+    return RQJobs(config, TASKS)
+
+
+@pytest.mark.parametrize("engine", ["celery", "rq"])
+@pytest.mark.parametrize(
+    ("now", "error", "message"),
+    [
+        ("soon", TypeError, "now must be seconds since the epoch or None, got 'soon'"),
+        (True, TypeError, "now must be seconds since the epoch or None, got True"),
+        (float("nan"), ValueError, "now must be a finite number, got nan"),
+        (float("inf"), ValueError, "now must be a finite number, got inf"),
+    ],
+)
+def test_maintenance_checks_now_before_touching_anything(
+    engine: str,
+    now: object,
+    error: type[Exception],
+    message: str,
+    redis_server: RedisServer,
+    prefix: str,
+) -> None:
+    config = ScaleConfig(redis_url=redis_server.url, key_prefix=prefix, queue=prefix + "q")
+    jobs = _jobs_for(engine, config)
+    owner = type(jobs).__name__
+    try:
+        lost = jobs.backend.submit("count", {}, **ALICE)
+        jobs.backend.claim(lost.id, worker="dead", lease_s=0)  # would be re-sent by a sweep
+        before = jobs.backend.load(lost.id)
+        with pytest.raises(error, match=re.escape(f"{owner}.maintenance: {message}")):
+            jobs.maintenance(now=now)
+        assert jobs.backend.load(lost.id) == before  # nothing touched
+        assert jobs.maintenance()["retried"] == 1  # the job is still there to recover
+    finally:
+        jobs.close()
+
+
 @pytest.mark.parametrize("engine", ["celery", "rq"])
 def test_maintenance_resends_lost_jobs_to_the_real_broker(
     engine: str, redis_server: RedisServer, prefix: str, redis_client: Any
 ) -> None:
     config = ScaleConfig(redis_url=redis_server.url, key_prefix=prefix, queue=prefix + "q")
-    jobs: Any
-    if engine == "celery":
-        from hedron.integrations.celery import CeleryJobs
-
-        jobs = CeleryJobs(config, TASKS)
-    else:
-        from hedron.integrations.rq import RQJobs
-
-        jobs = RQJobs(config, TASKS)
+    jobs = _jobs_for(engine, config)
     try:
         lost = jobs.backend.submit("count", {}, **ALICE)
         done = jobs.backend.submit("count", {}, **ALICE)

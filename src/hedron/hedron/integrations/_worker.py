@@ -11,6 +11,7 @@ import asyncio
 import contextlib
 import inspect
 import logging
+import math
 import os
 import socket
 from collections.abc import Coroutine, Mapping
@@ -21,7 +22,14 @@ from hedron_core.jobs._finish import record_failure, record_success
 from hedron_core.jobs._types import JobState, JobStatus
 from hedron_core.jobs.redis_backend import RedisJobBackend
 
-__all__ = ["DEFAULT_LEASE_S", "DEFAULT_MAX_ATTEMPTS", "check_tasks", "run_job", "worker_name"]
+__all__ = [
+    "DEFAULT_LEASE_S",
+    "DEFAULT_MAX_ATTEMPTS",
+    "check_now",
+    "check_tasks",
+    "run_job",
+    "worker_name",
+]
 
 log = logging.getLogger("hedron.jobs.worker")
 
@@ -41,6 +49,20 @@ def check_tasks(tasks: object) -> dict[str, Task]:
         if not callable(fn):
             raise TypeError(f"tasks[{name!r}] must be a task function, got {type(fn).__name__}")
     return dict(tasks)
+
+
+def check_now(owner: str, now: object) -> float | None:
+    """Validate the ``now`` of ``<owner>.maintenance(now=...)``: ``None`` (the clock) or a
+    finite number of seconds since the epoch, naming it before anything is read or written."""
+    if now is None:
+        return None
+    if isinstance(now, bool) or not isinstance(now, int | float):
+        raise TypeError(
+            f"{owner}.maintenance: now must be seconds since the epoch or None, got {now!r}"
+        )
+    if not math.isfinite(now):
+        raise ValueError(f"{owner}.maintenance: now must be a finite number, got {now!r}")
+    return float(now)
 
 
 def worker_name(engine: str) -> str:

@@ -33,7 +33,14 @@ from hedron_core.jobs.redis_backend import RedisJobBackend
 
 from ._config import ScaleConfig
 from ._queued import QueuedJobBackend
-from ._worker import DEFAULT_LEASE_S, DEFAULT_MAX_ATTEMPTS, check_tasks, run_job, worker_name
+from ._worker import (
+    DEFAULT_LEASE_S,
+    DEFAULT_MAX_ATTEMPTS,
+    check_now,
+    check_tasks,
+    run_job,
+    worker_name,
+)
 
 __all__ = [
     "DEFAULT_REDELIVERY_S",
@@ -218,7 +225,11 @@ class CeleryJobs:
 
         Args:
             now: The time to judge expiry by (seconds since the epoch; default: now).
+
+        Raises:
+            TypeError, ValueError: ``now`` is not a finite number (nothing is touched).
         """
+        now = check_now("CeleryJobs", now)
         outcome = self.backend.recover_lost(now=now)
         return {
             "retried": len(outcome["retried"]),

@@ -38,7 +38,14 @@ from hedron_core.jobs.redis_backend import RedisJobBackend
 
 from ._config import ScaleConfig
 from ._queued import QueuedJobBackend
-from ._worker import DEFAULT_LEASE_S, DEFAULT_MAX_ATTEMPTS, check_tasks, run_job, worker_name
+from ._worker import (
+    DEFAULT_LEASE_S,
+    DEFAULT_MAX_ATTEMPTS,
+    check_now,
+    check_tasks,
+    run_job,
+    worker_name,
+)
 
 __all__ = ["GIVEN_UP_LOOKBACK_S", "RQJobs", "perform", "rq_job_id", "task_ref"]
 
@@ -252,8 +259,13 @@ class RQJobs:
 
         Args:
             now: The time to judge expiry by (seconds since the epoch; default: now).
+
+        Raises:
+            TypeError, ValueError: ``now`` is not a finite number (nothing is touched).
         """
         from rq.registry import StartedJobRegistry
+
+        now = check_now("RQJobs", now)
 
         abandoned = given_up = 0
         for name in sorted({self.config.queue_for(t) for t in self.tasks}):
