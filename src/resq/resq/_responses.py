@@ -69,6 +69,16 @@ class BaseResponse(Generic[U]):
         return self._underlying.json(**kwargs)
 
     @property
+    def encoding(self) -> str | None:
+        """The text encoding the engine decodes :attr:`text` with (e.g. ``"utf-8"``).
+
+        ``requests``: the response's declared charset (``None`` when there is none and the
+        body is not text); ``httpx``: the declared charset, else its default (``"utf-8"``).
+        """
+        value = self._underlying.encoding
+        return None if value is None else str(value)
+
+    @property
     def headers(self) -> MutableMapping[str, str]:
         """The response headers (case-insensitive mapping of the engine)."""
         return self._underlying.headers
