@@ -72,8 +72,8 @@ class BaseResponse(Generic[U]):
     def encoding(self) -> str | None:
         """The text encoding the engine decodes :attr:`text` with (e.g. ``"utf-8"``).
 
-        ``requests``: the response's declared charset (``None`` when there is none and the
-        body is not text); ``httpx``: the declared charset, else its default (``"utf-8"``).
+        The declared charset; without one, ``requests`` says ``"ISO-8859-1"`` for ``text/*``,
+        ``"utf-8"`` for JSON and ``None`` otherwise, ``httpx`` says ``"utf-8"``.
         """
         value = self._underlying.encoding
         return None if value is None else str(value)
