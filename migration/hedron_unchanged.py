@@ -3,6 +3,7 @@ keyword form with ``app.include``, ``Card(header=, footer=)``, a dotted logical 
 jobs-poll status endpoint."""
 
 import secrets
+from typing import Literal
 
 from fastapi import Depends, HTTPException
 from pydantic import BaseModel, Field
@@ -12,28 +13,29 @@ from hedron.jobs import enqueue_durable, job_status_response
 from hedron_core.jobs import InMemoryJobBackend
 
 backend = InMemoryJobBackend()
-app = Hedron(title="Reports", session_secret=secrets.token_urlsafe(48), job_backend=backend)
+app = Hedron(title="Exports", session_secret=secrets.token_urlsafe(48), job_backend=backend)
 SCOPE = {"auth_subject": "demo-user", "tenant_id": "demo-tenant"}
 
 
-class ReportRequest(BaseModel):
-    label: str = Field(min_length=1, max_length=80)
+class ExportRequest(BaseModel):
+    rows: int = Field(ge=1, le=1000, description="How many rows to export")
+    fmt: Literal["csv", "json"] = "csv"
 
 
-def allow() -> None:
+def may_export() -> None:
     """Open development authorization — replace with a real check."""
 
 
-reports = TaskFlow(
-    name="report",
-    input_model=ReportRequest,
-    job_type="build-report",
-    payload=lambda data: {"label": data.label},
+exports = TaskFlow(
+    name="export",
+    input_model=ExportRequest,
+    job_type="export-rows",
+    payload=lambda data: data.model_dump(),
     scope=lambda: JobScope(auth_subject="demo-user", tenant_id="demo-tenant"),
-    authorize_submit=Depends(allow),
-    result=lambda result: Text(str(result)),
+    authorize_submit=Depends(may_export),
+    result=lambda result: Text(f"{result['rows']} rows exported"),
 )
-app.include(reports)
+app.include(exports)
 
 
 @app.page("/")
@@ -41,10 +43,10 @@ def home() -> Page:
     job_id = enqueue_durable("demo", {"n": 1}, **SCOPE)
     ref = ComponentRef(logical_id="job-status", path=f"/jobs/{job_id}/status", method="GET")
     return Page(
-        Card(reports.form(), header=Text("Build a report"), footer=Text("Scoped to you")),
+        Card(exports.form(), header=Text("Export rows"), footer=Text("Scoped to you")),
         Lazy(ref=ComponentRef("activity.latest", "/activity")),
         Poll(ref=ref, interval_ms=2000, content=Status("Queued…")),
-        title="Reports",
+        title="Exports",
     )
 
 

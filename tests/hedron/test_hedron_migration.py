@@ -52,6 +52,13 @@ def _job_id(html: str, prefix: str) -> str:
     return match.group(1)
 
 
+def _final(browser: Browser, path: str) -> str:
+    """The status answer that ends a poll (286), as text."""
+    answer = browser.get(path, headers=HX)
+    assert answer.status_code == STOP_POLLING_STATUS, answer.text
+    return answer.text
+
+
 # -- what runs unchanged ----------------------------------------------------------------------
 
 
@@ -59,7 +66,7 @@ def test_hedron_1_1_3_code_runs_unchanged(served: Any) -> None:
     snippet = run("hedron_unchanged.py")
     browser = served(snippet)
     page = browser.get("/").text
-    assert '<header class="h-card-header"><p class="h-text">Build a report</p></header>' in page
+    assert '<header class="h-card-header"><p class="h-text">Export rows</p></header>' in page
     assert '<footer class="h-card-footer"><p class="h-text">Scoped to you</p></footer>' in page
     assert 'id="activity-latest" class="h-lazy" hx-get="/activity"' in page
     assert browser.get("/activity", headers=HX).text == '<p class="h-text">No activity yet.</p>'
@@ -72,18 +79,16 @@ def test_hedron_1_1_3_code_runs_unchanged(served: Any) -> None:
     assert queued.status_code == 200
     assert "Queued" in queued.text
     backend.mark(job_id.group(1), JobState.SUCCEEDED, result={"ok": True})
-    assert browser.get(f"/jobs/{job_id.group(1)}/status", headers=HX).status_code == 286
+    assert "Done." in _final(browser, f"/jobs/{job_id.group(1)}/status")
 
     # TaskFlow in the keyword form: validated form, then the result view of the value
-    invalid = browser.submit(page, "/tasks/build-report", {"label": ""})
-    assert "Label: String should have at least 1 character" in invalid.text
-    submitted = browser.submit(page, "/tasks/build-report", {"label": "Q3"})
-    flow_job = _job_id(submitted.text, "/tasks/build-report")
-    assert backend.get(flow_job, **scope).payload == {"label": "Q3"}
-    backend.mark(flow_job, JobState.SUCCEEDED, result={"pages": 4})
-    done = browser.get(f"/tasks/build-report/{flow_job}/status", headers=HX)
-    assert done.status_code == STOP_POLLING_STATUS
-    assert "<p class=\"h-text\">{'pages': 4}</p>" in done.text
+    invalid = browser.submit(page, "/tasks/export-rows", {"rows": "0"})
+    assert "Rows: Input should be greater than or equal to 1" in invalid.text
+    submitted = browser.submit(page, "/tasks/export-rows", {"rows": "12", "fmt": "json"})
+    flow_job = _job_id(submitted.text, "/tasks/export-rows")
+    assert backend.get(flow_job, **scope).payload == {"rows": 12, "fmt": "json"}
+    backend.mark(flow_job, JobState.SUCCEEDED, result={"rows": 12})
+    assert "12 rows exported" in _final(browser, f"/tasks/export-rows/{flow_job}/status")
 
 
 # -- what differs -----------------------------------------------------------------------------
@@ -107,9 +112,7 @@ def test_fragment_and_286_end_the_poll(served: Any) -> None:
     assert running.headers["content-type"].startswith("text/html")
     assert "Running…" in running.text
     snippet["finished"].add("7")
-    done = browser.get("/jobs/7/status", headers=HX)
-    assert done.status_code == STOP_POLLING_STATUS
-    assert "Done" in done.text
+    assert "Done" in _final(browser, "/jobs/7/status")
 
 
 def test_poll_policy_that_would_not_stop_is_refused() -> None:
@@ -142,12 +145,9 @@ def test_a_full_scope_submits_and_reads(served: Any) -> None:
     assert other is None  # another subject of the same tenant does not see it
 
 
-def test_the_old_form_spelling_says_what_to_write(served: Any) -> None:
-    snippet = run("taskflow-form/before.py")
+def test_the_old_form_spelling_says_what_to_write() -> None:
     with pytest.raises(AttributeError, match=r"'submit_command'; flow.form\(\) renders the submit"):
-        snippet["home"]()
-    browser = served(snippet)
-    assert browser.get("/report/status/x").status_code == 404  # the old routes do not exist
+        run("taskflow-form/before.py")
 
 
 def test_the_flow_renders_its_form_under_its_path(served: Any) -> None:
@@ -159,9 +159,7 @@ def test_the_flow_renders_its_form_under_its_path(served: Any) -> None:
     job_id = _job_id(submitted.text, "/report")
     backend = snippet["reports"].backend
     backend.mark(job_id, JobState.SUCCEEDED, result="4 pages")
-    done = browser.get(f"/report/{job_id}/status", headers=HX)
-    assert done.status_code == STOP_POLLING_STATUS
-    assert "4 pages" in done.text
+    assert "4 pages" in _final(browser, f"/report/{job_id}/status")
 
 
 def test_a_card_with_a_title_and_a_header_is_refused() -> None:
