@@ -100,7 +100,7 @@ class TaskFlow:
         self,
         job_type: str,
         *,
-        scope: ScopeResolver,
+        scope: ScopeResolver | Callable[[], JobScope | Mapping[str, str] | None],
         fields: Sequence[Component] = (),
         payload: Callable[[dict[str, str]], Any] | None = None,
         backend: JobBackend | None = None,
