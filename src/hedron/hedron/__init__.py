@@ -5,6 +5,7 @@ Example:
 """
 
 from hedron._app import Hedron
+from hedron.jobs import JobScope, PollPolicy, TaskFlow
 from hedron.responses import fragment
 from hedron_core import (
     STOP_POLLING_STATUS,
@@ -56,11 +57,13 @@ __all__ = [
     "Heading",
     "Hedron",
     "Input",
+    "JobScope",
     "Lazy",
     "Link",
     "Loading",
     "Page",
     "Poll",
+    "PollPolicy",
     "ProgressBar",
     "RefreshButton",
     "Region",
@@ -69,6 +72,7 @@ __all__ = [
     "Stack",
     "Status",
     "Table",
+    "TaskFlow",
     "Text",
     "Textarea",
     "TrustedURL",

@@ -197,6 +197,22 @@ class Hedron(FastAPI):
         """
         return self._route(path, "fragment", methods, name, dependencies, route_kwargs)
 
+    def include(self, feature: Any) -> None:
+        """Mount a feature that registers its own routes, such as a ``TaskFlow``.
+
+        The same as ``feature.mount(app)``.
+
+        Example:
+            >>> app.include(flow)  # doctest: +SKIP
+        """
+        mount = getattr(feature, "mount", None)
+        if not callable(mount):
+            raise TypeError(
+                "Hedron.include(feature) expects something with a mount(app) method, such as "
+                f"a hedron.jobs.TaskFlow; got {type(feature).__name__}"
+            )
+        mount(self)
+
     def _route(
         self,
         path: str,

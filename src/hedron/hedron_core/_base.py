@@ -23,6 +23,7 @@ current_csrf_token: contextvars.ContextVar[str | None] = contextvars.ContextVar(
 )
 
 _ID = re.compile(r"^[A-Za-z][A-Za-z0-9_-]{0,63}\Z")
+_LOGICAL_ID = re.compile(r"^[A-Za-z][A-Za-z0-9_-]*(?:\.[A-Za-z0-9_-]+)*\Z")
 _good_ids: set[str] = set()  # ids that passed the check (the rule depends on the text alone)
 
 
@@ -172,3 +173,33 @@ def check_required_id(value: object, *, where: str) -> str:
     checked = check_id(value, where=where)  # type: ignore[arg-type]
     assert checked is not None
     return checked
+
+
+def check_logical_id(value: object, *, where: str) -> str:
+    """Validate a component's logical id: an element id, or dotted names such as
+    ``activity.latest`` (segments of letters, digits, ``-``, ``_``; max 64 chars).
+
+    Its element id is :func:`dom_id` of it.
+    """
+    if value is None:
+        raise TypeError(f"{where} is required")
+    if not isinstance(value, str):
+        raise TypeError(f"{where} must be a str, got {type(value).__name__}")
+    if "." not in value:
+        return check_required_id(value, where=where)
+    if len(value) > 64 or not _LOGICAL_ID.match(value):
+        raise ValueError(
+            f"{where} must be an element id or dotted names (start with a letter; letters, "
+            f"digits, '-', '_' between the dots; max 64 chars), got {value!r}"
+        )
+    return value
+
+
+def dom_id(logical_id: str) -> str:
+    """The element id of a logical id: each ``.`` becomes ``-``.
+
+    Example:
+        >>> dom_id("activity.latest")
+        'activity-latest'
+    """
+    return logical_id.replace(".", "-")

@@ -7,6 +7,6 @@ Example:
 
 from resq._client import Requests, Session
 
-__all__ = ["Requests", "Session", "__version__"]
+__all__ = ["Requests", "Session"]
 
 __version__ = "1.1.0"

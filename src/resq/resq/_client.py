@@ -118,6 +118,12 @@ class Requests(Generic[R]):
         return self._adapter
 
     @property
+    def timeout(self) -> float | None:
+        """The network timeout of each request in seconds (``None``: none); not the polling
+        window, which is the verbs' ``timeout``."""
+        return self._timeout
+
+    @property
     def is_async(self) -> bool:
         """True for ``adapter="httpx"`` (awaitable verbs)."""
         return self._adapter == "httpx"
@@ -128,16 +134,25 @@ class Requests(Generic[R]):
         return self._engine.closed
 
     # -- lifecycle ----------------------------------------------------------------------------
-    def close(self) -> None:
-        """Close a sync client (and its transport). Idempotent.
+    @overload
+    def close(self: Requests[Response]) -> None: ...
+    @overload
+    def close(
+        self: Requests[Coroutine[Any, Any, AsyncResponse]],
+    ) -> Coroutine[Any, Any, None]: ...
+    def close(self) -> Any:
+        """Close the client (and its transport). Idempotent.
 
-        Raises:
-            TypeError: on an ``adapter="httpx"`` client (use ``await aclose()``).
+        Dual-mode like the verbs: a sync client closes at once; for ``adapter="httpx"`` it
+        returns an awaitable (``await client.close()``, the same as ``await client.aclose()``).
+
+        Example:
+            >>> await client.close()  # doctest: +SKIP
         """
-        if not isinstance(self._engine, RequestsEngine):
-            raise TypeError(f"{type(self).__name__}.close(): adapter='httpx' clients are closed "
-                            "with 'await client.aclose()' or 'async with'")  # fmt: skip
+        if isinstance(self._engine, HttpxEngine):
+            return self._engine.aclose()
         self._engine.close()
+        return None
 
     async def aclose(self) -> None:
         """Close an async client (and its transport). Idempotent.
@@ -161,7 +176,8 @@ class Requests(Generic[R]):
         self, exc_type: type[BaseException] | None, exc: BaseException | None,
         tb: TracebackType | None,
     ) -> None:  # fmt: skip
-        self.close()
+        if isinstance(self._engine, RequestsEngine):
+            self._engine.close()
 
     async def __aenter__(self) -> Self:
         if not self.is_async:
@@ -185,9 +201,9 @@ class Requests(Generic[R]):
         self,
         method: str,
         path: str,
-        *,
         timeout: float | None = None,
         delay: float = 1.0,
+        *,
         until: Callable[[Any], object] | None = None,
         max_attempts: int | None = None,
         backoff: float = 1.0,
@@ -264,9 +280,7 @@ class Requests(Generic[R]):
         )
         return await poller.run()
 
-    def get(
-        self, path: str, *, timeout: float | None = None, delay: float = 1.0, **kwargs: Any
-    ) -> R:
+    def get(self, path: str, timeout: float | None = None, delay: float = 1.0, **kwargs: Any) -> R:
         """``GET path``; see :meth:`request` for the polling arguments.
 
         Example:
@@ -274,9 +288,7 @@ class Requests(Generic[R]):
         """
         return self.request("GET", path, timeout=timeout, delay=delay, **kwargs)
 
-    def post(
-        self, path: str, *, timeout: float | None = None, delay: float = 1.0, **kwargs: Any
-    ) -> R:
+    def post(self, path: str, timeout: float | None = None, delay: float = 1.0, **kwargs: Any) -> R:
         """``POST path``; see :meth:`request`.
 
         Example:
@@ -284,9 +296,7 @@ class Requests(Generic[R]):
         """
         return self.request("POST", path, timeout=timeout, delay=delay, **kwargs)
 
-    def put(
-        self, path: str, *, timeout: float | None = None, delay: float = 1.0, **kwargs: Any
-    ) -> R:
+    def put(self, path: str, timeout: float | None = None, delay: float = 1.0, **kwargs: Any) -> R:
         """``PUT path``; see :meth:`request`.
 
         Example:
@@ -295,7 +305,7 @@ class Requests(Generic[R]):
         return self.request("PUT", path, timeout=timeout, delay=delay, **kwargs)
 
     def patch(
-        self, path: str, *, timeout: float | None = None, delay: float = 1.0, **kwargs: Any
+        self, path: str, timeout: float | None = None, delay: float = 1.0, **kwargs: Any
     ) -> R:
         """``PATCH path``; see :meth:`request`.
 
@@ -305,7 +315,7 @@ class Requests(Generic[R]):
         return self.request("PATCH", path, timeout=timeout, delay=delay, **kwargs)
 
     def delete(
-        self, path: str, *, timeout: float | None = None, delay: float = 1.0, **kwargs: Any
+        self, path: str, timeout: float | None = None, delay: float = 1.0, **kwargs: Any
     ) -> R:
         """``DELETE path``; see :meth:`request`.
 
@@ -314,9 +324,7 @@ class Requests(Generic[R]):
         """
         return self.request("DELETE", path, timeout=timeout, delay=delay, **kwargs)
 
-    def head(
-        self, path: str, *, timeout: float | None = None, delay: float = 1.0, **kwargs: Any
-    ) -> R:
+    def head(self, path: str, timeout: float | None = None, delay: float = 1.0, **kwargs: Any) -> R:
         """``HEAD path``; see :meth:`request`.
 
         Example:
@@ -325,7 +333,7 @@ class Requests(Generic[R]):
         return self.request("HEAD", path, timeout=timeout, delay=delay, **kwargs)
 
     def options(
-        self, path: str, *, timeout: float | None = None, delay: float = 1.0, **kwargs: Any
+        self, path: str, timeout: float | None = None, delay: float = 1.0, **kwargs: Any
     ) -> R:
         """``OPTIONS path``; see :meth:`request`.
 

@@ -15,6 +15,7 @@ import requests
 import requests.adapters
 
 from resq._errors import ClientClosedError
+from resq._redirects import follow_like_requests
 from resq._request import RequestSnapshot
 
 _REQUESTS_OPTIONS = frozenset(
@@ -140,7 +141,8 @@ class RequestsEngine:
 
 
 class HttpxEngine:
-    """Async engine on ``httpx.AsyncClient`` (every non-2xx is a bad status)."""
+    """Async engine on ``httpx.AsyncClient`` (every non-2xx is a bad status; redirects are
+    followed like the requests engine does, unless ``follow_redirects=False`` is given)."""
 
     name = "httpx"
     status_error: type[Exception] = httpx.HTTPStatusError
@@ -153,7 +155,9 @@ class HttpxEngine:
         transport: httpx.AsyncBaseTransport | None,
     ) -> None:
         self.closed = False
-        self._client = httpx.AsyncClient(timeout=net_timeout, transport=transport, **options)
+        self._client = httpx.AsyncClient(
+            timeout=net_timeout, transport=transport, **follow_like_requests(options)
+        )
 
     async def send(self, request: RequestSnapshot) -> httpx.Response:
         """Send one request and return the engine response (body read)."""

@@ -69,6 +69,16 @@ class BaseResponse(Generic[U]):
         return self._underlying.json(**kwargs)
 
     @property
+    def encoding(self) -> str | None:
+        """The text encoding the engine decodes :attr:`text` with (e.g. ``"utf-8"``).
+
+        The declared charset; without one, ``requests`` says ``"ISO-8859-1"`` for ``text/*``,
+        ``"utf-8"`` for JSON and ``None`` otherwise, ``httpx`` says ``"utf-8"``.
+        """
+        value = self._underlying.encoding
+        return None if value is None else str(value)
+
+    @property
     def headers(self) -> MutableMapping[str, str]:
         """The response headers (case-insensitive mapping of the engine)."""
         return self._underlying.headers

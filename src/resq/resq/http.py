@@ -1,11 +1,13 @@
-"""The polling surface: ``poll``, the steppable pollers, the response wrappers and records.
+"""The whole HTTP surface: the clients, ``poll``, the steppable pollers, the response wrappers
+and records.
 
 Example:
-    >>> from resq.http import poll, Poller, AsyncPoller, Response, AsyncResponse, Attempt
+    >>> from resq.http import Requests, Session, poll, Response, AsyncResponse, Attempt
 """
 
 from __future__ import annotations
 
+from resq._client import Requests, Session
 from resq._errors import ClientClosedError, PollTimeout
 from resq._policy import Attempt
 from resq._poller import AsyncPoller, Poller, poll
@@ -19,6 +21,8 @@ __all__ = [
     "ClientClosedError",
     "PollTimeout",
     "Poller",
+    "Requests",
     "Response",
+    "Session",
     "poll",
 ]

@@ -18,12 +18,13 @@ from ._responses import (
     prefers_json,
 )
 from ._sse import job_status_events
-from ._taskflow import ScopeResolver, TaskFlow
+from ._taskflow import PollPolicy, ScopeResolver, TaskFlow
 
 __all__ = [
     "RESULT_NOT_READY_STATUS",
     "JobScope",
     "JobStatusResponse",
+    "PollPolicy",
     "ScopeResolver",
     "SubmitPolicy",
     "TaskFlow",

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from fastapi import Request
+from pydantic import BaseModel
 from starlette.responses import Response
 
 from hedron_core import Component
@@ -25,8 +26,9 @@ from hedron_core.jobs._types import _require_text
 from ._binding import check_backend
 from ._enqueue import SubmitPolicy, _as_scope, authorize_submit
 from ._responses import job_status_response
+from ._taskflow_keywords import PollPolicy, keyword_form, legacy_attribute, scope_caller
 
-__all__ = ["ScopeResolver", "TaskFlow"]
+__all__ = ["PollPolicy", "ScopeResolver", "TaskFlow"]
 
 ScopeResolver = Callable[[Request], JobScope | Mapping[str, str] | None]
 """``scope(request) -> JobScope | None``: the caller's identity, from your own auth."""
@@ -69,6 +71,16 @@ class TaskFlow:
         submit_label: The submit button's text.
         path: Root-relative URL prefix of the flow's routes.
         name: Element-id prefix (default: derived from ``job_type``).
+        input_model: A pydantic model instead of ``fields``: one form field per model field;
+            the submitted form is validated into the model (errors shown next to the form)
+            and ``payload(instance)`` (default: the instance as JSON) is the job's payload.
+        authorize_submit: A FastAPI dependency (``Depends(check)``, or a plain callable) run
+            before every route of the flow; raise ``HTTPException`` in it to refuse.
+        result: ``result(value)`` renders a SUCCEEDED job's result value (instead of
+            ``result_view``, which gets the whole status).
+        poll: A :class:`PollPolicy` instead of ``poll_interval_ms``.
+
+    ``scope`` may also take no argument (``scope=lambda: JobScope(...)``).
 
     Example:
         >>> flow = TaskFlow(  # doctest: +SKIP
@@ -88,7 +100,7 @@ class TaskFlow:
         self,
         job_type: str,
         *,
-        scope: ScopeResolver,
+        scope: ScopeResolver | Callable[[], JobScope | Mapping[str, str] | None],
         fields: Sequence[Component] = (),
         payload: Callable[[dict[str, str]], Any] | None = None,
         backend: JobBackend | None = None,
@@ -101,10 +113,21 @@ class TaskFlow:
         submit_label: str = "Start",
         path: str | None = None,
         name: str | None = None,
+        input_model: type[BaseModel] | None = None,
+        authorize_submit: Any = None,
+        result: Callable[[Any], Component | str] | None = None,
+        poll: PollPolicy | None = None,
     ) -> None:
         _require_text(job_type, "job_type", "TaskFlow")
         if not callable(scope):
             raise TypeError("TaskFlow: scope must be a callable scope(request) -> JobScope | None")
+        given = keyword_form(
+            fields=fields, payload=payload, result_view=result_view,
+            poll_interval_ms=poll_interval_ms, input_model=input_model, result=result,
+            poll=poll, authorize_submit=authorize_submit,
+        )  # fmt: skip
+        fields, payload, result_view = given.fields, given.payload, given.result_view
+        poll_interval_ms = given.poll_interval_ms
         if payload is not None and not callable(payload):
             raise TypeError("TaskFlow: payload must be callable")
         for i, field in enumerate(fields):
@@ -121,7 +144,8 @@ class TaskFlow:
             raise ValueError(f"TaskFlow(poll_interval_ms=...) must be >= 1, got {poll_interval_ms}")
         slug = _SLUG.sub("-", job_type.lower()).strip("-") or "task"
         self.job_type = job_type
-        self.scope = scope
+        self.scope = scope_caller(scope)
+        self.dependencies = list(given.dependencies)
         self.fields = tuple(fields)
         self.payload = payload
         self.backend = backend
@@ -138,6 +162,11 @@ class TaskFlow:
         self.name = name or slug
         self.region_id = f"{self.name}-flow"
         self.status_id = f"{self.name}-status"
+
+    if not TYPE_CHECKING:  # type checkers keep reporting unknown attributes themselves
+
+        def __getattr__(self, name: str) -> Any:
+            raise legacy_attribute(type(self).__name__, name)
 
     # --- components ----------------------------------------------------------------------
 
@@ -213,10 +242,18 @@ class TaskFlow:
         async def form() -> Component:
             return flow._form(None)
 
-        app.action(self.path, name=f"{self.name}-submit")(submit)
-        app.action(f"{self.path}/form", methods=("GET",), name=f"{self.name}-form")(form)
-        app.get(f"{self.path}/{{job_id}}/status", name=f"{self.name}-status")(status)
-        app.action(f"{self.path}/{{job_id}}/cancel", name=f"{self.name}-cancel")(cancel)
+        def route(register: Any, suffix: str, kind: str, handler: Any, **extra: Any) -> None:
+            register(
+                f"{flow.path}{suffix}",
+                name=f"{flow.name}-{kind}",
+                dependencies=flow.dependencies,
+                **extra,
+            )(handler)
+
+        route(app.action, "", "submit", submit)
+        route(app.action, "/form", "form", form, methods=("GET",))
+        route(app.get, "/{job_id}/status", "status", status)
+        route(app.action, "/{job_id}/cancel", "cancel", cancel)
 
     async def _submit(self, request: Request) -> Component:
         form = await request.form()

@@ -75,7 +75,7 @@ class Button(Component):
             "disabled": self.disabled,
         }
         if self.ref is not None:
-            attrs.update(self.ref.hx_attrs(default_target=f"#{self.ref.logical_id}"))
+            attrs.update(self.ref.hx_attrs(default_target=f"#{self.ref.dom_id}"))
         return element("button", attrs, [self.label])
 
     @classmethod

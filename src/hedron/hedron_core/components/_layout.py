@@ -13,7 +13,7 @@ from hedron_core._base import (
     render_children,
 )
 from hedron_core._html import Html, element, join
-from hedron_core._props import check_bool, check_children, check_choice, check_str
+from hedron_core._props import check_bool, check_child, check_children, check_choice, check_str
 
 __all__ = ["Card", "Fragment", "Page", "Region", "Row", "Stack"]
 
@@ -124,27 +124,48 @@ class Row(Stack):
 
 
 class Card(Component):
-    """A bordered box with an optional title.
+    """A bordered box with an optional title, header and footer.
 
     Args:
-        *children: Components (or strings).
-        title: Optional card title.
+        *children: Components (or strings): the card's body.
+        title: Optional card title (an ``<h2>``).
+        header: Optional component (or string) shown at the top, in a ``<header>``; use
+            ``title=`` or ``header=``, not both.
+        footer: Optional component (or string) shown at the bottom, in a ``<footer>``.
         id: Optional element id.
 
     Example:
         >>> render(Card(Text("42 rows"), title="Import"))  # doctest: +ELLIPSIS
         '<section class="h-card"><h2 class="h-card...2><p class="h-text">42 rows</p></section>'
+        >>> render(Card("body", header="H", footer="F"))  # doctest: +ELLIPSIS
+        '<section class="h-card"><header class="h-card-header">H</header>body<footer...</section>'
     """
 
-    _fields = ("children", "title", "id")
+    _fields = ("children", "title", "header", "footer", "id")
     children: tuple[Child, ...]
     title: str | None
+    header: Child | None
+    footer: Child | None
     id: str | None
 
-    def __init__(self, *children: Child, title: str | None = None, id: str | None = None) -> None:
+    def __init__(
+        self,
+        *children: Child,
+        title: str | None = None,
+        header: Child | None = None,
+        footer: Child | None = None,
+        id: str | None = None,
+    ) -> None:
+        if title is not None and header is not None:
+            raise ValueError(
+                "Card: give title= or header=, not both (put the title inside the header: "
+                "header=Heading(...))"
+            )
         self._set(
             children=check_children(children, where="Card.children"),
             title=None if title is None else check_str(title, where="Card.title"),
+            header=None if header is None else check_child(header, where="Card.header"),
+            footer=None if footer is None else check_child(footer, where="Card.footer"),
             id=check_id(id, where="Card.id"),
         )
 
@@ -152,9 +173,13 @@ class Card(Component):
         if self.id:
             ctx.claim_id(self.id, where="Card.id")
         parts: list[str] = []
+        if self.header is not None:
+            parts.append(_slot("header", "h-card-header", self.header, ctx))
         if self.title:
             parts.append(element("h2", {"class": "h-card-title"}, [self.title]))
         parts.extend(render_children(self.children, ctx))
+        if self.footer is not None:
+            parts.append(_slot("footer", "h-card-footer", self.footer, ctx))
         return element("section", {"class": "h-card", "id": self.id}, parts)
 
     @classmethod
@@ -162,6 +187,10 @@ class Card(Component):
         from hedron_core.components._text import Text
 
         return cls(Text("1,024 rows imported."), title="Import")
+
+
+def _slot(tag: str, css: str, child: Child, ctx: RenderContext) -> Html:
+    return element(tag, {"class": css}, render_children((child,), ctx))
 
 
 class Fragment(Component):

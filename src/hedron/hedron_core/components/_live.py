@@ -6,7 +6,7 @@ import json
 from collections.abc import Mapping
 from typing import Literal
 
-from hedron_core._base import Child, Component, RenderContext, check_id, check_required_id
+from hedron_core._base import Child, Component, RenderContext, check_id, check_logical_id, dom_id
 from hedron_core._html import Html, check_url, element
 from hedron_core._props import check_child, check_choice, check_int, check_str
 from hedron_core.components._feedback import Loading, Status
@@ -25,11 +25,13 @@ class ComponentRef(Component):
     its own it is an empty region that loads the component once the page loads.
 
     Args:
-        logical_id: Stable name of the component; also the id of the element it fills.
+        logical_id: Stable name of the component: an element id (``job-status``) or dotted
+            names (``activity.latest``). The element it fills has the id :attr:`dom_id`: the
+            logical id with each ``.`` turned into ``-`` (``activity-latest``).
         path: Root-relative URL answering with the component's HTML fragment.
         method: ``GET``, ``POST``, ``PUT``, ``PATCH`` or ``DELETE``.
         target: Where to swap the answer (``this``, ``#id``, ``closest .x``); default: the
-            element carrying the request (for buttons: the element ``#logical_id``).
+            element carrying the request (for buttons: the element ``#dom_id``).
         swap: ``innerHTML`` (default), ``outerHTML``, ``beforeend``, … or ``none``.
         vals: Extra request parameters (sent as ``hx-vals`` JSON).
 
@@ -37,6 +39,8 @@ class ComponentRef(Component):
         >>> ref = ComponentRef(logical_id="job-status", path="/jobs/7/status", method="GET")
         >>> ref.hx_attrs()
         {'hx-get': '/jobs/7/status', 'hx-swap': 'innerHTML'}
+        >>> ComponentRef("activity.latest", "/activity").dom_id
+        'activity-latest'
     """
 
     _fields = ("logical_id", "path", "method", "target", "swap", "vals")
@@ -46,6 +50,8 @@ class ComponentRef(Component):
     target: str | None
     swap: str
     vals: Mapping[str, Scalar] | None
+    #: The element id: ``logical_id`` with each ``.`` turned into ``-``.
+    dom_id: str
 
     def __init__(
         self,
@@ -69,13 +75,14 @@ class ComponentRef(Component):
                     )
             vals = dict(vals)
         self._set(
-            logical_id=check_required_id(logical_id, where="ComponentRef.logical_id"),
+            logical_id=check_logical_id(logical_id, where="ComponentRef.logical_id"),
             path=check_url(path, where="ComponentRef.path"),
             method=check_method(method, where="ComponentRef.method"),
             target=None if target is None else check_target(target, where="ComponentRef.target"),
             swap=check_swap(swap, where="ComponentRef.swap"),
             vals=vals,
         )
+        self._set(dom_id=dom_id(self.logical_id))
 
     def hx_attrs(self, *, default_target: str | None = None) -> dict[str, str | None]:
         """The ``hx-*`` attributes that issue this reference's request."""
@@ -89,8 +96,8 @@ class ComponentRef(Component):
         return attrs
 
     def render(self, ctx: RenderContext) -> Html:
-        ctx.claim_id(self.logical_id, where="ComponentRef.logical_id")
-        attrs: dict[str, str | None] = {"id": self.logical_id, "class": "h-ref"}
+        ctx.claim_id(self.dom_id, where="ComponentRef.logical_id")
+        attrs: dict[str, str | None] = {"id": self.dom_id, "class": "h-ref"}
         attrs.update(self.hx_attrs(default_target="this"))
         attrs["hx-trigger"] = "load"
         return element("div", attrs)
@@ -116,9 +123,9 @@ def _fetching_region(
     content: Child | None,
     extra: dict[str, str] | None = None,
 ) -> Html:
-    """The ``<div id=logical_id>`` that fetches ``ref`` on ``trigger`` (``Poll``, ``Lazy``)."""
-    ctx.claim_id(ref.logical_id, where=where)
-    attrs: dict[str, str | None] = {"id": ref.logical_id, "class": css}
+    """The ``<div id=dom_id>`` that fetches ``ref`` on ``trigger`` (``Poll``, ``Lazy``)."""
+    ctx.claim_id(ref.dom_id, where=where)
+    attrs: dict[str, str | None] = {"id": ref.dom_id, "class": css}
     attrs.update(ref.hx_attrs(default_target="this"))
     attrs["hx-trigger"] = trigger
     if extra:
@@ -145,7 +152,7 @@ class Poll(Component):
     request is ever sent after the 286 answer.
 
     Args:
-        ref: What to fetch (its ``logical_id`` becomes the element id).
+        ref: What to fetch (its ``dom_id`` becomes the element id).
         interval_ms: Milliseconds between requests (positive int).
         content: What to show before the first answer (default: ``Loading()``).
 
@@ -192,7 +199,7 @@ class Lazy(Component):
     """Loads ``ref`` once, when the page loads or when the element scrolls into view.
 
     Args:
-        ref: What to fetch (its ``logical_id`` becomes the element id).
+        ref: What to fetch (its ``dom_id`` becomes the element id).
         placeholder: Shown until the answer arrives (default: ``Loading()``).
         trigger: ``load`` (right away) or ``revealed`` (when scrolled into view).
 
@@ -238,7 +245,7 @@ class Lazy(Component):
 
 
 class RefreshButton(Component):
-    """A button that re-fetches ``ref`` into the element ``#<logical_id>``.
+    """A button that re-fetches ``ref`` into the element ``#<dom_id>``.
 
     Args:
         ref: What to fetch and where it lives.
@@ -271,7 +278,7 @@ class RefreshButton(Component):
             "class": "h-button h-secondary",
             "id": self.id,
         }
-        attrs.update(self.ref.hx_attrs(default_target=f"#{self.ref.logical_id}"))
+        attrs.update(self.ref.hx_attrs(default_target=f"#{self.ref.dom_id}"))
         return element("button", attrs, [self.label])
 
     @classmethod

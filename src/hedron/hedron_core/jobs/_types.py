@@ -76,6 +76,12 @@ class JobScope:
     tenant_id: str
 
     def __post_init__(self) -> None:
+        for name in ("auth_subject", "tenant_id"):
+            if getattr(self, name) is None:
+                raise TypeError(
+                    f"JobScope: {name} is required; a job's scope is explicit, both parts "
+                    "(write JobScope(auth_subject=<signed-in user id>, tenant_id=<their tenant>))"
+                )
         _require_text(self.auth_subject, "auth_subject", "JobScope")
         _require_text(self.tenant_id, "tenant_id", "JobScope")
 

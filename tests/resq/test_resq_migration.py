@@ -1,0 +1,120 @@
+"""The resq snippets of the "Coming from resq 1.0.0 / hedron 1.1.3" page (``migration/``), run
+against a job API served by uvicorn on 127.0.0.1, on a virtual clock."""
+
+from __future__ import annotations
+
+import runpy
+from collections import defaultdict
+from collections.abc import Iterator
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any
+
+import pytest
+from fastapi import FastAPI
+from fastapi.responses import JSONResponse, RedirectResponse, Response
+
+from resq.clock import VirtualClock, use_clock
+from tests._support.live_server import serve
+
+MIGRATION = Path(__file__).resolve().parents[2] / "migration"
+
+
+class JobAPI:
+    """``/job/{id}`` answers 503 twice, then 200; ``/never-done`` always 503; ``/moved/{id}``
+    redirects to ``/job/{id}``. Each request is logged with the (virtual) time it arrived."""
+
+    def __init__(self) -> None:
+        self.clock = VirtualClock()
+        self.hits: dict[str, list[float]] = defaultdict(list)
+        self.first_answer_takes = 0.0
+        self.app = FastAPI()
+
+        @self.app.get("/job/{job_id}")
+        async def job(job_id: str) -> Response:
+            self._hit(job_id)
+            if len(self.hits[job_id]) == 1 and self.first_answer_takes:
+                self.clock.advance(self.first_answer_takes)  # a slow first answer
+            if len(self.hits[job_id]) <= 2:
+                return JSONResponse({"state": "pending"}, status_code=503)
+            return JSONResponse({"state": "done"})
+
+        @self.app.get("/never-done")
+        async def never_done() -> Response:
+            self._hit("never-done")
+            return JSONResponse({"state": "pending"}, status_code=503)
+
+        @self.app.get("/moved/{job_id}")
+        async def moved(job_id: str) -> Response:
+            return RedirectResponse(f"/job/{job_id}", status_code=302)
+
+    def _hit(self, key: str) -> None:
+        self.hits[key].append(self.clock.now())
+
+
+@pytest.fixture
+def api() -> Iterator[tuple[JobAPI, str]]:
+    job_api = JobAPI()
+    with serve(job_api.app) as url:
+        yield job_api, url
+
+
+def load(relative: str) -> Any:
+    """The snippet's globals once it has run (its functions keep working)."""
+    return SimpleNamespace(**runpy.run_path(str(MIGRATION / relative)))
+
+
+def test_resq_1_0_0_code_runs_unchanged_sync(api: Any, capsys: Any) -> None:
+    job_api, url = api
+    with use_clock(job_api.clock):
+        load("resq_unchanged.py").main(url)
+    assert capsys.readouterr().out.splitlines() == ["requests 5.0", "200 utf-8 done", "True", "503"]
+    assert job_api.clock.sleeps[:4] == [2, 2, 2, 2]  # poll(r, 30, 2) twice, 2 s apart
+    assert len(job_api.hits["never-done"]) == 16 + 1  # 0, 2, ... 30 s, then the reload
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+async def test_resq_1_0_0_code_runs_unchanged_async(api: Any, capsys: Any) -> None:
+    job_api, url = api
+    with use_clock(job_api.clock):
+        await load("resq_unchanged.py").amain(url)
+    assert capsys.readouterr().out.splitlines() == ["True 200", "done"]
+    assert len(job_api.hits["44"]) == 3  # the redirect was followed every time, never retried
+
+
+def test_the_verbs_window_starts_before_the_first_request(api: Any, capsys: Any) -> None:
+    job_api, url = api
+    job_api.first_answer_takes = 29  # of the 30-second window
+    with use_clock(job_api.clock):
+        load("window-start/before.py").main(url)
+    assert capsys.readouterr().out.splitlines() == ["503"]  # one second was left
+    assert job_api.hits["42"] == [0, 30]
+    assert job_api.clock.sleeps == [1]
+
+
+def test_polling_separately_starts_the_window_after_the_first_answer(api: Any, capsys: Any) -> None:
+    job_api, url = api
+    job_api.first_answer_takes = 29
+    with use_clock(job_api.clock):
+        load("window-start/after.py").main(url)
+    assert capsys.readouterr().out.splitlines() == ["200"]
+    assert job_api.hits["42"] == [0, 31, 33]  # the window began at 29 s
+
+
+@pytest.mark.parametrize(
+    ("snippet", "attempts", "sleeps"),
+    [
+        ("no-request-after-deadline/before.py", [0, 2, 4, 5], [2, 2, 1]),
+        ("no-request-after-deadline/after.py", [0, 2, 4, 6], [2, 2, 2]),
+    ],
+)
+def test_no_request_starts_after_the_deadline(
+    api: Any, capsys: Any, snippet: str, attempts: list[float], sleeps: list[float]
+) -> None:
+    job_api, url = api
+    with use_clock(job_api.clock):
+        load(snippet).main(url)
+    assert capsys.readouterr().out.splitlines() == ["503"]
+    assert job_api.hits["never-done"] == attempts
+    assert job_api.clock.sleeps == sleeps
