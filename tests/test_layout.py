@@ -27,3 +27,16 @@ def test_ci_runs_the_readme_test_command() -> None:
     readme = (ROOT / "README.md").read_text()
     assert "scripts/test" in readme
     assert "exec scripts/test" in (ROOT / ".ci" / "run").read_text()
+
+
+def test_the_top_level_is_the_fixed_layout() -> None:
+    """Only the agreed top-level entries are tracked (docs sources live under docs/, etc.)."""
+    import subprocess
+
+    tracked = subprocess.run(
+        ["git", "ls-files"], cwd=ROOT, capture_output=True, text=True, check=True
+    ).stdout.split()
+    top = {path.split("/", 1)[0] for path in tracked}
+    allowed = {"mkdocs.yml", "docs", "src", "recipes", "tests", "scripts"}
+    allowed |= {"README.md", "pyproject.toml", ".ci", ".gitignore"}
+    assert top <= allowed, sorted(top - allowed)

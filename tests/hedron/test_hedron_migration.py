@@ -15,7 +15,7 @@ import requests
 from hedron_core.htmx import STOP_POLLING_STATUS
 from hedron_core.jobs import JobState
 
-MIGRATION = Path(__file__).resolve().parents[2] / "migration"
+MIGRATION = Path(__file__).resolve().parents[2] / "docs" / "migration"
 HX = {"HX-Request": "true"}
 
 

@@ -17,7 +17,7 @@ from fastapi.responses import JSONResponse, RedirectResponse, Response
 from resq.clock import VirtualClock, use_clock
 from tests._support.live_server import serve
 
-MIGRATION = Path(__file__).resolve().parents[2] / "migration"
+MIGRATION = Path(__file__).resolve().parents[2] / "docs" / "migration"
 
 
 class JobAPI:

@@ -10,7 +10,9 @@ from test_build import _code_blocks
 
 ROOT = Path(__file__).resolve().parents[2]
 PAGE = ROOT / "docs" / "migration.md"
-SNIPPETS = sorted(p.relative_to(ROOT).as_posix() for p in (ROOT / "migration").rglob("*.py"))
+SNIPPETS = sorted(
+    p.relative_to(ROOT).as_posix() for p in (ROOT / "docs" / "migration").rglob("*.py")
+)
 RUNNERS = [
     ROOT / "tests" / "resq" / "test_resq_migration.py",
     ROOT / "tests" / "hedron" / "test_hedron_migration.py",
@@ -19,7 +21,7 @@ RUNNERS = [
 
 def test_every_snippet_is_included_not_copied() -> None:
     markdown = PAGE.read_text(encoding="utf-8")
-    included = re.findall(r'--8<-- "(migration/[^"]+)"', markdown)
+    included = re.findall(r'--8<-- "(docs/migration/[^"]+)"', markdown)
     assert sorted(set(included)) == SNIPPETS
     for snippet in SNIPPETS:
         first_line = (ROOT / snippet).read_text(encoding="utf-8").splitlines()[0]
@@ -29,7 +31,7 @@ def test_every_snippet_is_included_not_copied() -> None:
 def test_every_snippet_is_run_by_a_test() -> None:
     tests = "".join(path.read_text(encoding="utf-8") for path in RUNNERS)
     for snippet in SNIPPETS:
-        assert f'"{snippet.removeprefix("migration/")}"' in tests, snippet
+        assert f'"{snippet.removeprefix("docs/migration/")}"' in tests, snippet
 
 
 def test_the_built_page_shows_each_snippet_byte_for_byte(built_site: Path) -> None:
