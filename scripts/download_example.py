@@ -362,7 +362,8 @@ def _run(args: argparse.Namespace) -> int:
     print("\nNext (README.md in the folder says what to expect):")
     for name in downloads:
         for command in _commands(manifest, name, dest / name):
-            print(f"  {command}")
+            for line in command.splitlines():  # a long command goes on with "\"
+                print(f"  {line}")
         if len(downloads) > 1:
             print(f"  cd {os.path.relpath('.', dest / name)}")
     return 0

@@ -57,7 +57,11 @@ def _expected(plan: RunPlan, transcript: Transcript | None) -> str:
         return _hedron_sees(plan, transcript)
     if transcript is None or not transcript.printed:
         return "The client prints its result; the block then stops the server."
-    return "It prints (uvicorn logs only warnings):\n\n" + fence(list(transcript.printed), "text")
+    last = transcript.last
+    when = f"After about {last.time.removeprefix('t=').removesuffix('s')} s, it" if last else "It"
+    return f"{when} prints (uvicorn logs only warnings):\n\n" + fence(
+        list(transcript.printed), "text"
+    )
 
 
 def quickstart(recipe: Recipe, site_url: str) -> str:
@@ -75,7 +79,8 @@ def quickstart(recipe: Recipe, site_url: str) -> str:
         how = "Then start the app:"
     archive = f"{site_url}examples/{name}.tar.gz"
     archive_lines = [
-        f"curl -fsSLO {archive} -O {archive}.sha256",
+        f"curl -fsSLO {archive}",
+        f"curl -fsSLO {archive}.sha256",
         f"sha256sum -c {name}.tar.gz.sha256 && tar xzf {name}.tar.gz",
     ]
     more = (

@@ -221,8 +221,8 @@ SERVER_VAR = "SERVER"
 def download_line(name: str, site_url: str) -> str:
     """The download command that fails loudly: curl's error stops the line before python."""
     return (
-        f"curl -fsSL {site_url}download_example.py -o download_example.py"
-        f" && python3 download_example.py {name}"
+        f"curl -fsSL {site_url}download_example.py -o download_example.py \\\n"
+        f"  && python3 download_example.py {name}"
     )
 
 
@@ -239,7 +239,7 @@ def run_block(plan: RunPlan) -> list[str]:
     return [
         "# Start the server in the background, wait until it answers, run the client, stop it.",
         f"{plan.server.command} & {SERVER_VAR}=$!",
-        " && ".join([wait, *plan.clients]),
+        " \\\n  && ".join([wait, *plan.clients]),
         f"kill ${SERVER_VAR}",
     ]
 

@@ -93,7 +93,8 @@ def test_downloads_verifies_and_prints_the_next_commands(
     assert "sha256 checked" in out
     entry = _manifest(site_dir)["examples"]["demo-poll"]
     next_lines = out.split("Next", 1)[1].splitlines()[1:]
-    assert [line.strip() for line in next_lines] == [*entry["setup"], *entry["run"]]
+    commands = "\n".join([*entry["setup"], *entry["run"]]).splitlines()
+    assert [line.removeprefix("  ") for line in next_lines] == commands
     readme = (folder / "README.md").read_text()
     assert entry["setup"][1] in readme  # the same venv, in the same place
     assert list(work.iterdir()) == [folder]  # no staging folder left behind

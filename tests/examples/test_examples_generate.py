@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
 import re
@@ -13,6 +14,7 @@ from types import ModuleType
 
 import pytest
 from conftest import LOCAL_DEPS, LOCK_TEXT
+from scriptload import load_script
 
 ROOT = Path(__file__).resolve().parents[2]
 SITE = "https://docs.test/site/"
@@ -144,8 +146,9 @@ def test_readme_says_what_to_run_open_expect_and_what_each_file_is_for(
     client = tree["demo-client/README.md"].decode()
     run = _fences(client)["Run"]
     assert run[1] == "uvicorn server:app --port 8000 --log-level warning & SERVER=$!"
-    assert run[2].endswith("http://127.0.0.1:8000/ && python client.py")
-    assert run[3] == "kill $SERVER"
+    assert run[2].endswith("http://127.0.0.1:8000/ \\")
+    assert run[3] == "  && python client.py"
+    assert run[4] == "kill $SERVER"
     assert "```text\n200 done\n```" in client  # the expected client output
     assert "BASE_URL=http://127.0.0.1:8001 python client.py" in client
     assert "kill $SERVER" in client.split("## Stop the server", 1)[1]
@@ -161,13 +164,14 @@ def test_quickstart_shows_the_manifests_commands_and_the_archive_check(
         quick = tree[f"_quickstart/{name}.md"].decode()
         fences = _fences(quick)
         download = (
-            f"curl -fsSL {SITE}download_example.py -o download_example.py"
-            f" && python3 download_example.py {name}"
+            f"curl -fsSL {SITE}download_example.py -o download_example.py \\\n"
+            f"  && python3 download_example.py {name}"
         )
-        assert fences["Download and install"] == [download, *entry["setup"]]
-        assert fences["Run"] == entry["run"]
+        assert fences["Download and install"] == [*download.splitlines(), *entry["setup"]]
+        run = "\n".join(entry["run"]).splitlines()
+        assert fences["Run"] == run
         readme = tree[f"{name}/README.md"].decode()
-        assert _fences(readme)["Run"] == entry["run"]  # page, README and manifest agree
+        assert _fences(readme)["Run"] == run  # page, README and manifest agree
         assert f"sha256sum -c {name}.tar.gz.sha256 && tar xzf {name}.tar.gz" in quick
         assert "| python3 -" not in quick  # a pipe would hide a failed download
 
@@ -303,3 +307,16 @@ def test_site_url_is_read_from_mkdocs_yml_never_from_the_environment(
     config.write_text("site_url: !ENV SITE_URL\n")
     with pytest.raises(ValueError, match="mkdocs_yml"):
         examples.read_site_url(config)
+
+
+def test_a_recipe_page_shows_the_quickstart_or_else_the_same_run_block() -> None:
+    """Under "Run it on your machine": the exported example's quickstart; a recipe not yet
+    exported shows the same pasteable run block (never the bare ``run`` commands)."""
+    site_pages = load_script("site_pages", ROOT / "scripts" / "site" / "site_pages.py")
+    info = next(r for r in site_pages.read_recipes(ROOT) if r.name == "resq-sync-poll")
+    page = site_pages.recipe_page(info, "QUICKSTART")
+    assert page.split("## Run it on your machine\n", 1)[1].strip() == "QUICKSTART"
+    fallback = site_pages.recipe_page(dataclasses.replace(info, exported=False))
+    tail = fallback.split("## Run it on your machine\n", 1)[1]
+    assert "uvicorn server:app --port 8000 --log-level warning & SERVER=$!" in tail
+    assert "kill $SERVER" in tail
