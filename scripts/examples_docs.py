@@ -117,9 +117,10 @@ def _files_section(recipe: Recipe, plan: RunPlan, wheels: list[str]) -> str:
             lines.append(f"  Serve it instead of `{plan.server.app}` with `{info.command}`.")
     for wheel in wheels:
         lines.append(f"- `{WHEELS_DIR}/{wheel}`: the wheel of this documentation build.")
+    above = "the wheels above, " if len(wheels) > 1 else "the wheel above, " if wheels else ""
     lines.append(
-        "- `requirements.txt`: every package pinned by sha256 (the wheel above, the other "
-        "packages at the versions the test suite ran with)."
+        f"- `requirements.txt`: every package pinned by sha256 ({above}the other packages at "
+        "the versions the test suite ran with)."
     )
     lines.append("- `README.md`: this file.")
     return "\n".join(lines)
@@ -143,8 +144,8 @@ def _resq_sections(recipe: Recipe, plan: RunPlan, transcript: Transcript | None)
         port = plan.server.port + 1
         out.append(
             "## Point it elsewhere\n\n"
-            f"The client asks `BASE_URL` (default `{plan.server.url}`). Against a server on "
-            f"another port, for example `--port {port}`:\n\n"
+            f"The client asks `BASE_URL` (default `{plan.server.url}`). With the server "
+            f"started on another port (`--port {port}` in its command), tell the client:\n\n"
             + fence([f"BASE_URL=http://127.0.0.1:{port} python {_client_file(plan)}"])
         )
     return "\n\n".join(out)
