@@ -26,7 +26,7 @@ class RecipeInfo:
     summary: str
     library: str
     files: tuple[str, ...]
-    run: tuple[str, ...]
+    run: tuple[str, ...]  #: the run block (scripts/examples.py), as pasted
     requirements: tuple[str, ...]
     has_transcript: bool
     exported: bool
@@ -46,7 +46,7 @@ def read_recipes(root: Path) -> list[RecipeInfo]:
             summary=r.summary,
             library=r.library,
             files=r.files,
-            run=r.run,
+            run=tuple(examples.run_block(examples.run_plan(r))),
             requirements=r.requirements,
             has_transcript=(r.folder / "transcript.txt").is_file(),
             exported=(root / "docs" / "examples" / r.name).is_dir(),
@@ -131,7 +131,7 @@ def recipe_page(recipe: RecipeInfo, quickstart: str = "", download: int | None =
     if quickstart:
         # The exported example: download (sha256-checked), install this build's wheels, run.
         out += [quickstart, ""]
-    elif recipe.run:
+    elif recipe.run:  # not exported yet: the same run block, from a checkout
         out += ["From a checkout of the repository, in the recipe's folder:", ""]
         out += ["```bash", *recipe.run, "```", ""]
     return "\n".join(out)
