@@ -127,7 +127,8 @@ def rewrite_imports(source: str, files: Mapping[str, str], where: str) -> str:
     return _STATIC.sub(replace, source)
 
 
-def _check_dependencies(manifests: Mapping[str, Mapping[str, Any]]) -> None:
+def check_dependencies(manifests: Mapping[str, Mapping[str, Any]]) -> None:
+    """Raise ``ValueError`` listing every dependency that is not pinned or out of its range."""
     pinned = {name: str(m["version"]) for name, m in manifests.items()}
     problems = []
     for name, manifest in manifests.items():
@@ -162,7 +163,7 @@ def build(*, force: bool = False) -> Path:
     for name, manifest in manifests.items():
         if manifest.get("name") != name or manifest.get("version") != names[name]:
             raise ValueError(f"{specs[name]}: the tarball holds {manifest.get('name')}")
-    _check_dependencies(manifests)
+    check_dependencies(manifests)
     files = {name: module_file(name) for name in names}
     staging = OUTPUT / (FOLDER + ".new")
     shutil.rmtree(staging, ignore_errors=True)

@@ -62,6 +62,21 @@ def test_caret_ranges_and_exact_pins() -> None:
         editor_assets.satisfies("1.0.0", ">=1.0.0")
 
 
+def test_a_missing_or_out_of_range_dependency_stops_the_build() -> None:
+    manifests = {
+        "@codemirror/view": {"version": "6.43.15", "dependencies": {"@codemirror/state": "^6.7.0"}},
+        "@codemirror/state": {"version": "6.6.0", "dependencies": {"@marijn/x": "^1.0.0"}},
+    }
+    with pytest.raises(ValueError, match=r"^editor packages: ") as info:
+        editor_assets.check_dependencies(manifests)
+    assert str(info.value) == (
+        "editor packages: @codemirror/view needs @codemirror/state@^6.7.0, pinned 6.6.0; "
+        "@codemirror/state needs @marijn/x@^1.0.0, which is not pinned"
+    )
+    manifests["@codemirror/state"] = {"version": "6.7.6"}
+    editor_assets.check_dependencies(manifests)  # all satisfied: no error
+
+
 def test_entry_points_follow_exports_then_module() -> None:
     assert editor_assets.entry_point({"exports": {"import": "./dist/index.js"}}) == "dist/index.js"
     assert editor_assets.entry_point({"exports": {".": {"import": "./a.js"}}}) == "a.js"
