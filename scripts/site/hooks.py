@@ -10,6 +10,8 @@
 - Runtime: the "Try it" runtime (``scripts/site/runtime.py``) is built (cached) before the
   build and copied into the site under ``_tryit/``. Set ``TRYIT_SKIP_RUNTIME=1`` to build the
   pages without it (the widgets then show their recorded transcripts).
+- Editor: the widget's code editor (CodeMirror, ``scripts/site/editor_assets.py``) is built
+  (cached) and copied into the site under ``_tryit/codemirror/``, with or without the runtime.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ if str(HERE) not in sys.path:
 
 import bundle  # noqa: E402
 import component_pages  # noqa: E402
+import editor_assets  # noqa: E402
 import reference_pages  # noqa: E402
 import runtime  # noqa: E402
 import site_pages  # noqa: E402
@@ -103,8 +106,10 @@ def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
 
 
 def on_post_build(config: Any) -> None:
-    if _skip_runtime():
-        return
-    target = Path(config["site_dir"]) / RUNTIME_DIR
-    shutil.rmtree(target, ignore_errors=True)
-    shutil.copytree(runtime.RUNTIME, target, ignore=shutil.ignore_patterns(".stamp"))
+    site_dir = Path(config["site_dir"])
+    if not _skip_runtime():
+        target = site_dir / RUNTIME_DIR
+        shutil.rmtree(target, ignore_errors=True)
+        shutil.copytree(runtime.RUNTIME, target, ignore=shutil.ignore_patterns(".stamp"))
+    # The code editor (CodeMirror, a few files): copied even when the runtime is skipped.
+    editor_assets.install(site_dir / RUNTIME_DIR / editor_assets.FOLDER)
