@@ -13,7 +13,7 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
-from conftest import LOCAL_DEPS, LOCK_TEXT
+from examples_data import LOCAL_DEPS, LOCK_TEXT
 from scriptload import load_script
 
 ROOT = Path(__file__).resolve().parents[2]
