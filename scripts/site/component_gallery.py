@@ -139,8 +139,9 @@ def progress_bar_example() -> Component:
 def button_example() -> Component:
     from hedron import Button, ComponentRef, Row
 
+    export = ComponentRef("export", "/export", method="POST")  # sends a POST when clicked
     return Row(
-        Button("Start export", ref=ComponentRef("export", "/export", method="POST")),
+        Button("Start export", ref=export),
         Button("Preview", variant="secondary"),
         Button("Delete", variant="danger"),
         Button("Archived", disabled=True),

@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from griffe_examples import plain_roles
+
 ROOT = Path(__file__).resolve().parents[2]
 PACKAGES = {
     "resq": ("src/resq/resq", "The polling HTTP client."),
@@ -77,6 +79,7 @@ class ModuleDoc:
     reexports: list[Entry] = field(default_factory=list)
     submodules: list[str] = field(default_factory=list)
     group_titles: dict[str, str] = field(default_factory=dict)
+    group_modules: dict[str, str] = field(default_factory=dict)  # "_live" -> its module path
 
     @property
     def folder(self) -> str:
@@ -139,9 +142,13 @@ def _home(target_path: str) -> str:
     return ".".join(public)
 
 
-def _group(target_path: str, home: str) -> str:
-    rest = target_path[len(home) + 1 :].split(".")[:-1] if target_path.startswith(home) else []
-    return rest[0] if rest and rest[0].startswith("_") else ""
+def _group(target_path: str) -> str:
+    """The private module defining ``a.b._c.Name`` (``a.b._c``), or "" for a public one."""
+    parts = target_path.split(".")[:-1]
+    for i, part in enumerate(parts):
+        if part.startswith("_"):
+            return ".".join(parts[: i + 1])
+    return ""
 
 
 @functools.cache
@@ -181,7 +188,10 @@ def modules(root: Path = ROOT) -> tuple[ModuleDoc, ...]:
             chosen = max(inside, key=lambda p: len(p[0])) if inside else places[0]
         module_path, name = chosen
         identifier = f"{module_path}.{name}"
-        group = _group(target_path, module_path)
+        private = _group(target_path)
+        group = private.rsplit(".", 1)[-1] if private else ""
+        if private:
+            by_path[module_path].group_modules[group] = private
         target = collection.get_member(target_path)
         members = (
             tuple(n for n in getattr(target, "members", {}) if not n.startswith("_"))
@@ -196,8 +206,8 @@ def modules(root: Path = ROOT) -> tuple[ModuleDoc, ...]:
         order = {n: i for i, n in enumerate(_exports(collection.get_member(doc.path)))}
         doc.own.sort(key=lambda e: order[e.name])
         doc.reexports.sort(key=lambda e: order[e.name])
-        for group in {e.group for e in doc.own if e.group}:
-            private = collection.get_member(f"{doc.path}.{group}")
+        for group, private_path in doc.group_modules.items():
+            private = collection.get_member(private_path)
             doc.group_titles[group] = _first_line(private.docstring and private.docstring.value)
     return tuple(docs)
 
@@ -256,7 +266,7 @@ def _group_title(doc: ModuleDoc, group: str) -> str:
 def _group_page(doc: ModuleDoc, group: str, entries: list[Entry]) -> str:
     title = f"{doc.path}: {_group_title(doc, group)}"
     out = [f"# {title}", ""]
-    summary = doc.group_titles.get(group, "")
+    summary = plain_roles(doc.group_titles.get(group, ""))
     if summary:
         out += [summary, ""]
     out += [f"Part of [`{doc.path}`][{doc.path}].", ""]

@@ -65,7 +65,8 @@ def test_no_reference_page_is_a_wall() -> None:
 
 
 def test_signatures_show_real_defaults(built_site: Path) -> None:
-    http = _text((built_site / "reference" / "resq" / "http" / "index.html").read_text("utf-8"))
+    page = built_site / "reference" / "resq" / "http" / "poller" / "index.html"
+    http = _text(page.read_text("utf-8"))
     assert "backoff: float = 1.0" in http
     assert "raise_on_timeout: bool = False" in http
     for page in (built_site / "reference").rglob("index.html"):
