@@ -64,6 +64,22 @@ def _download() -> int | None:
     return int(json.loads(manifest.read_text(encoding="utf-8"))["download"])
 
 
+#: What one build reads once (recipes, features); emptied when a (re)build starts.
+_BUILD: dict[str, Any] = {}
+
+
+def _recipes() -> list[site_pages.RecipeInfo]:
+    if "recipes" not in _BUILD:
+        _BUILD["recipes"] = site_pages.read_recipes(ROOT)
+    return list(_BUILD["recipes"])
+
+
+def _features() -> dict[str, list[guide_features.Feature]]:
+    if "features" not in _BUILD:
+        _BUILD["features"] = guide_features.read_features()
+    return dict(_BUILD["features"])
+
+
 def _component_references() -> dict[str, str]:
     """``{component name: its API reference identifier}``."""
     names = reference_pages.identifiers(ROOT).get("hedron", {})
@@ -71,7 +87,7 @@ def _component_references() -> dict[str, str]:
 
 
 def _generated(config: Any) -> dict[str, str]:
-    recipes = site_pages.read_recipes(ROOT)
+    recipes = _recipes()
     examples = load_script("examples", ROOT / "scripts" / "examples.py")
     paths = learning_paths.read_paths()
     all_steps = learning_paths.steps(paths, recipes)
@@ -98,11 +114,13 @@ def _generated(config: Any) -> dict[str, str]:
 
 
 def on_config(config: Any) -> Any:
+    _BUILD.clear()  # `mkdocs serve`: every rebuild reads the recipes and sources again
+    reference_pages.modules.cache_clear()
     docs = Path(config["docs_dir"])
     available = {p.relative_to(docs).as_posix() for p in docs.rglob("*.md")}
     available |= set(_generated(config))
     sections = {
-        "recipes/": learning_paths.nav(learning_paths.read_paths(), site_pages.read_recipes(ROOT)),
+        "recipes/": learning_paths.nav(learning_paths.read_paths(), _recipes()),
         f"{component_pages.FOLDER}/": component_pages.nav(),
         "reference/": reference_pages.nav(ROOT),
     }
@@ -135,13 +153,11 @@ def _guide_library(src_uri: str) -> str | None:
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
     """Topic pages: widgets, the features box, the gallery table, links to the reference."""
     where = page.file.src_uri
-    recipes = site_pages.read_recipes(ROOT)
+    recipes = _recipes()
     if "tryit:" in markdown:
         markdown = site_pages.embed_widgets(markdown, recipes, where, _download())
     titles = {r.name: r.title for r in recipes}
-    markdown = guide_features.embed_features(
-        markdown, where, guide_features.read_features(), titles
-    )
+    markdown = guide_features.embed_features(markdown, where, _features(), titles)
     markdown = component_pages.embed_gallery(markdown, where)
     markdown = install_block.embed_install(markdown, config["site_url"])
     library = _guide_library(where)
