@@ -110,6 +110,7 @@ def test_the_scoped_stylesheet_applies_only_inside_a_preview() -> None:
 
 # Each interactive element hedron rendered in a preview: clicked, Enter pressed in the inputs.
 INTERACTIVE = ".hedron-preview :is(a.h-link, button.h-button, input.h-input)"
+STEP_MS = 20_000
 
 
 @pytest.mark.browser
@@ -118,7 +119,6 @@ def test_previews_are_styled_by_hedron_and_make_no_request_when_clicked(
 ) -> None:
     context = chromium.new_context()
     page = context.new_page()
-    page.set_default_timeout(10_000)  # a preview that navigated away fails fast
     requests: list[str] = []
     page.on("request", lambda request: requests.append(request.url))
     try:
@@ -130,15 +130,18 @@ def test_previews_are_styled_by_hedron_and_make_no_request_when_clicked(
             requests.clear()
             elements = page.locator(INTERACTIVE)
             for i in range(elements.count()):
+                # a bounded wait per element: one that navigated away fails fast
                 element = elements.nth(i)
-                if element.is_disabled():
+                if element.is_disabled(timeout=STEP_MS):
                     continue
-                element.evaluate("e => e.scrollIntoView({block: 'center'})")  # clear of the header
-                element.click()
+                center = "e => e.scrollIntoView({block: 'center'})"  # clear of the header
+                element.evaluate(center, timeout=STEP_MS)
+                element.click(timeout=STEP_MS)
                 clicked += 1
-                assert page.url == url, (name, element.evaluate("e => e.outerHTML"))
-                if element.evaluate("e => e.matches('input:not([type=checkbox])')"):
-                    element.press("Enter")
+                assert page.url == url, name
+                text_input = "e => e.matches('input:not([type=checkbox])')"
+                if element.evaluate(text_input, timeout=STEP_MS):
+                    element.press("Enter", timeout=STEP_MS)
             page.wait_for_timeout(200)  # let anything a click might have started go out
             assert requests == [], (name, requests)
             assert page.url == url, name
