@@ -126,6 +126,16 @@ def wheel_filename(dist: str, version: str) -> str:
     return f"{dist.replace('-', '_')}-{version}-py3-none-any.whl"
 
 
+def wheel_requirement(dist: str, version: str, site_url: str, extras: str = "") -> str:
+    """Return the direct reference to ``dist``'s wheel on the site's ``/wheels/`` page.
+
+    Example:
+        >>> wheel_requirement("resq", "1.0.0", "https://docs.example/")
+        'resq @ https://docs.example/wheels/resq-1.0.0-py3-none-any.whl'
+    """
+    return f"{dist}{extras} @ {site_url}wheels/{wheel_filename(dist, version)}"
+
+
 def suite_pins(dev_requirements: Path = DEV_REQUIREMENTS) -> dict[str, str]:
     """Return ``{canonical name: version}`` from the pinned development requirements."""
     pins: dict[str, str] = {}
