@@ -91,6 +91,9 @@ def load_recipe(folder: Path) -> Recipe:
         if not isinstance(value, str) or not value.strip():
             raise ValueError(f"{where}: {key} must be a non-empty string, got {value!r}")
         texts[key] = value.strip()
+    if '"' in texts["summary"]:
+        # the summary is the page's <meta name="description">, which the theme does not escape
+        raise ValueError(f"{where}: summary must not contain a double quote (use ' or `)")
     if texts["library"] not in LIBRARIES:
         raise ValueError(f"{where}: library must be one of {LIBRARIES}, got {texts['library']!r}")
     files = _string_list(data, "files", where)

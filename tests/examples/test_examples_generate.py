@@ -181,6 +181,10 @@ def test_quickstart_shows_the_manifests_commands_and_the_archive_check(
     [
         (('library = "hedron"', 'library = "flask"'), "library must be one of"),
         (('title = "Demo poll"\n', ""), "title must be a non-empty string"),
+        (
+            ("made up by the tests.", 'made up by the \\"tests\\".'),
+            "must not contain a double quote",
+        ),
         (('"app.py", "helpers/util.py"', '"app.py", "nope.py"'), "'nope.py' does not exist"),
         (('"app.py", "helpers/util.py"', '"../app.py"'), "relative POSIX path"),
         (('"app.py", "helpers/util.py"', '"requirements.txt"'), "is generated"),

@@ -190,11 +190,15 @@ def test_home_page_installs_the_published_wheels_and_starts_each_path(built_site
     wheels = re.findall(r'pip install "(\w+) @ (\S+\.whl)"', text)
     assert sorted(name for name, _ in wheels) == ["hedron", "resq"]
     published = {p.name for p in (built_site / "wheels").glob("*.whl")}
-    for name, url in wheels:
-        assert url.rsplit("/", 1)[1] in published, url
-        requirement = f"{name} @ {url}"
-        examples = (built_site / "examples").glob("*/requirements.txt")
-        assert any(requirement in r.read_text() for r in examples if name in r.read_text())
+    pinned = [r.read_text() for r in (built_site / "examples").glob("*/requirements.txt")]
+    for _name, url in wheels:
+        filename = url.rsplit("/", 1)[1]
+        assert filename in published, url
+        # the very wheel the examples pin by hash (they carry a copy in their wheels/)
+        digest = hashlib.sha256((built_site / "wheels" / filename).read_bytes()).hexdigest()
+        users = [text for text in pinned if f"./wheels/{filename}" in text]
+        assert users, filename
+        assert all(f"--hash=sha256:{digest}" in text for text in users), filename
     for path_steps in learning_paths.steps(
         learning_paths.read_paths(), site_pages.read_recipes(ROOT)
     ):
