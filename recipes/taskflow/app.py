@@ -19,7 +19,7 @@ async def resize(ctx: TaskContext) -> dict[str, int]:
     steps = int(ctx.payload["steps"])
     for k in range(steps):
         ctx.progress(k, steps, f"Resizing image {k + 1} of {steps}")
-        await ctx.sleep(1.0)  # a cancellation point too
+        await ctx.sleep(1.6)  # a cancellation point too
     return {"resized": steps}
 
 
@@ -53,6 +53,7 @@ flow = TaskFlow(
     fields=[Field("Steps", Input("steps", type="number", value="3", required=True))],
     payload=parse,
     runner=runner,
+    poll_interval_ms=2000,
     submit_label="Resize",
 )
 flow.mount(app)
