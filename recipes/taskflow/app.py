@@ -15,7 +15,7 @@ backend = InMemoryJobBackend()  # local demo only; use SQLiteJobBackend on a rea
 
 
 async def resize(ctx: TaskContext) -> dict[str, int]:
-    """Written once: runs on worker threads here, one step per click in the browser."""
+    """Written once: runs on worker threads here, on the demo's virtual time in the browser."""
     steps = int(ctx.payload["steps"])
     for k in range(steps):
         ctx.progress(k, steps, f"Resizing image {k + 1} of {steps}")

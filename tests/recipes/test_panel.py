@@ -185,3 +185,30 @@ def test_links_and_forms_htmx_does_not_handle_keep_the_panel_on_its_page(
         "The demo app stays on its page: this form would leave it.",
     ]
     assert held == 0  # and no request went out for them
+
+
+def test_a_readers_own_click_is_sent_by_htmx_and_delivered_in_turn(
+    panel: tuple[BrowserLoop, str], synthetic: str
+) -> None:
+    loop, url = panel
+
+    async def go() -> list[list[str]]:
+        page = await PanelPage.open(loop.browser, url, synthetic)
+        try:
+            steps = [list((await page.step())["lines"]) for _ in range(2)]  # page, upload
+            frame = page.page.frame_locator(".tryit__frame")
+            await frame.get_by_role("button", name="Upload").click()  # the reader, again
+            steps += [list((await page.step())["lines"]) for _ in range(3)]
+            return steps
+        finally:
+            await page.close()
+
+    steps = loop.run(go())
+    requests = [line.split(" -> ")[0] for step in steps for line in step]
+    assert requests == [
+        "t=0s GET /",
+        "t=0s POST /upload",  # the scripted click
+        "t=1s GET /tick",  # was already on its way when the reader clicked
+        "t=1s POST /upload",  # the reader's click, sent by htmx, delivered in its turn
+        "t=2s GET /tick",
+    ]

@@ -11,6 +11,8 @@ demo whose time runs ahead of or behind real time fails here. See ``scripts/site
 
 from __future__ import annotations
 
+import difflib
+
 import pytest
 from replay._loop import BrowserLoop
 from replay.runs import real_transcripts
@@ -37,5 +39,6 @@ def test_a_real_run_gives_the_committed_transcript(
     if isinstance(run, BaseException):
         raise run
     committed = load_recipe(name).transcript_path.read_text(encoding="utf-8").splitlines()
-    explain = "\n".join(["the real run, with its unrounded times:", *run.timeline()])
-    assert run.lines == committed, explain
+    diff = difflib.unified_diff(committed, run.lines, "transcript.txt", "real run", lineterm="")
+    explain = [*diff, "", "the real run's requests, with their unrounded times:", *run.timeline()]
+    assert run.lines == committed, "\n".join(explain)

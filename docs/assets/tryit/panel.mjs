@@ -371,20 +371,29 @@ export class DemoPanel {
     return "held";
   }
 
+  // Bring the page to its next request: the one held, else the reader's next click, else
+  // the timers; "held" once one waits, else how the page ended ("idle" or "window").
+  async nextRequest() {
+    while (!this.held.length) {
+      if (this.actions.length) {
+        this.click(this.actions.shift());
+        await settle();
+        continue;
+      }
+      const how = await this.runTimers();
+      if (how !== "held") return how;
+    }
+    return "held";
+  }
+
   async step() {
     if (this.finished) return { ...this.finished, lines: [] };
     const lines = [];
-    if (!this.frame) {
-      await this.open(lines);
-    } else if (this.held.length) {
-      await this.deliver(this.held.shift(), lines);
-    } else if (this.actions.length) {
-      this.click(this.actions.shift());
-      await settle();
-      if (this.held.length) await this.deliver(this.held.shift(), lines);
-    }
+    if (!this.frame) await this.open(lines);
+    else if ((await this.nextRequest()) === "held") await this.deliver(this.held.shift(), lines);
+    // then on to the next request (held for the next step), unless the reader clicks first
     const how = await this.runTimers();
-    if (how === "idle" || how === "window") {
+    if ((how === "idle" || how === "window") && !this.held.length) {
       const end = await this.transport.end(how);
       lines.push(...end.lines);
       this.finished = { swaps: [], done: true, outcome: end.outcome, message: end.message };
