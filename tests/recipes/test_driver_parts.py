@@ -38,22 +38,25 @@ def _recorder(clock: DemoClock, **kwargs: Any) -> Recorder:
     return Recorder(clock=clock, interval=2.0, **kwargs)
 
 
-def test_times_are_rounded_to_the_interval_and_never_before_the_start() -> None:
+def test_times_are_shown_as_poll_slots_and_never_before_the_start() -> None:
     clock = DemoClock()
-    recorder = _recorder(clock)
+    recorder = _recorder(clock)  # a 2 s interval
     clock.advance(10.0)
     at = recorder.arrived()  # the first request: time 0
     recorder.answered(at, "GET", "/", 200, "<p>page</p>", "text/html")
     recorder.page_ready(at + 0.4)  # a real page that took 0.4 s to be ready
-    clock.advance(2.9)
-    recorder.answered(recorder.arrived(), "GET", "/s", 286, "done", "text/plain")
+    for late, status in ((1.9, 200), (5.4, 200), (5.6, 286)):
+        clock.advance(late - (clock() - at - 0.4))
+        recorder.answered(recorder.arrived(), "GET", "/s", status, "s", "text/plain")
     recorder.page_ended("idle")
     assert recorder.lines == [
         "t=0s GET / -> 200 OK | page",  # -0.4 s: shown at 0
-        "t=2s GET /s -> 286 Stop Polling | done",  # 2.5 s: rounded to the 2 s interval
-        "= done: terminal state, the app answered 286 at t=2s (htmx swaps it and stops polling)",
+        "t=2s GET /s -> 200 OK | s",  # 1.9 s: 0.1 s early
+        "t=4s GET /s -> 200 OK | s",  # 5.4 s: 1.4 s late (up to 3/4 of the interval)
+        "t=6s GET /s -> 286 Stop Polling | s",  # 5.6 s: 0.4 s early (up to 1/4)
+        "= done: terminal state, the app answered 286 at t=6s (htmx swaps it and stops polling)",
     ]
-    assert recorder.timeline()[1].split()[:3] == ["2.500s", "GET", "/s"]  # unrounded
+    assert recorder.timeline()[1].split()[:3] == ["1.900s", "GET", "/s"]  # unrounded
 
 
 def test_the_end_line_names_the_window_or_the_engines_verdict() -> None:

@@ -4,7 +4,7 @@ Each recipe folder's own files run as a reader would run them: the app under uvi
 127.0.0.1 with the real clock and ``local_runner``'s worker threads; hedron pages in headless
 Chromium with the htmx the app serves (open the page, do the ``[demo] click``); resq clients
 as ``python client.py``. The same recorder as the demo writes the run in the transcript's
-format (ids masked, times rounded to the recipe's poll interval), and it must equal
+format (ids masked, times shown as the recipe's poll slots), and it must equal
 ``transcript.txt``, which the demo produced (``test_recipes.py``, ``test_panel.py``). So a
 demo whose time runs ahead of or behind real time fails here. See ``scripts/site/replay``.
 """

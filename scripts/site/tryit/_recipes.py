@@ -32,8 +32,8 @@ class Demo:
     """A recipe's ``[demo]`` table: how the demo (and its real replay) runs it.
 
     Attributes:
-        interval: Seconds between the recipe's polls; every transcript time is rounded to it,
-            so a real run's few milliseconds of latency do not show (default 1).
+        interval: Seconds between the recipe's polls; every transcript time is shown as its
+            poll slot, a multiple of it, so a real run's latency does not show (default 1).
         window: Seconds after which a hedron demo stops if the page still polls (default 30).
         runner: Name of the module attribute holding the app's local job runner (a
             ``SteppingRunner`` in the demo, worker threads in a real run), if it has one.

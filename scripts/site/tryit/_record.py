@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import json
+import math
 import re
 import threading
 from collections.abc import Callable
@@ -120,10 +121,16 @@ class Answer:
     at: float
 
 
+LATE_ALLOWED = 0.75  # of an interval: latency only ever makes a real run later
+
+
 def _rounded(t: float, interval: float) -> float:
-    """``t`` rounded to the recipe's poll interval (a real run's latency does not show);
-    never before 0 (a real page's own request comes before it has loaded)."""
-    return max(0.0, round(t / interval) * interval)
+    """``t`` shown as its poll slot: a multiple of the recipe's interval, up to three quarters
+    of an interval late or a quarter early. A demo's times are exact; a real run's requests
+    come a little later, and each poll's latency adds to the next one's (a client pauses
+    after each answer), which no transcript time should show. Never before 0 (a real page's
+    own request comes before it is ready)."""
+    return max(0.0, math.floor(t / interval + 1 - LATE_ALLOWED) * interval)
 
 
 class Recorder:
@@ -132,13 +139,13 @@ class Recorder:
     line that says how the run ended.
 
     A request's time is its arrival, counted from the first request or, for a real hedron
-    page, from the moment the page was ready (:meth:`page_ready`), and rounded to the
-    recipe's poll interval.
+    page, from the moment the page was ready (:meth:`page_ready`), and shown as its poll
+    slot (see :func:`_rounded`).
 
     Args:
         clock: Seconds, virtual or real (the real replay uses wall-clock seconds, the
             browser's own time of the page being ready is given in them).
-        interval: The recipe's poll interval: every time is rounded to it.
+        interval: The recipe's poll interval: every time is shown as a multiple of it.
         window: hedron: seconds after which the page is said to have given up.
         ok: resq: the engine's own verdict on a status (its ``raise_for_status`` rule).
         before_request: Called as each request arrives (the real replay reads what the client
