@@ -18,7 +18,7 @@ async def report(ctx: TaskContext) -> dict[str, int]:
     for k in range(2):
         ctx.progress(k, 2, f"building part {k + 1} of 2")
         await ctx.sleep(2.5)
-    return {"rows": 2}
+    return {"rows": 3}
 
 
 runner = local_runner(backend, {"report": report})
