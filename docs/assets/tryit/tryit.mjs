@@ -119,6 +119,16 @@ function loadHtmx() {
 
 const MB = (n) => `${(n / 1e6).toFixed(1)} MB`;
 
+// A hedron widget's demo panel (panel.mjs), on the worker's in-process app.
+async function openDemoPanel(widget, rt) {
+  const { DemoPanel, workerTransport } = await import("./panel.mjs");
+  return new DemoPanel({
+    container: widget.panel,
+    transport: workerTransport(rt.send, widget.recipe, widget.session),
+    onNote: (text) => widget.say(text),
+  });
+}
+
 class Widget {
   constructor(root) {
     this.root = root;
@@ -206,6 +216,15 @@ class Widget {
       return;
     }
     this.root.dataset.state = "running";
+    if (this.root.dataset.library === "hedron") {
+      // hedron: the app's page runs in the demo panel, its htmx sends the requests (panel.mjs)
+      const started = performance.now();
+      this.demo ||= await openDemoPanel(this, rt);
+      this.fresh = false;
+      this.apply(await (action === "step" ? this.demo.step() : this.demo.run()));
+      this.root.dataset.lastStepMs = String(performance.now() - started);
+      return;
+    }
     const message = { action, recipe: this.recipe, session: this.session, fresh: this.fresh };
     const reply = await rt.send(message);
     this.fresh = false;
@@ -249,6 +268,8 @@ class Widget {
     if (runtime && runtime.info && !this.fresh) {
       await runtime.send({ action: "reset", recipe: this.recipe, session: this.session });
     }
+    this.demo?.reset();
+    this.demo = null;
     this.fresh = true;
     this.finished = false;
     this.steps = 0;

@@ -1,10 +1,95 @@
-"""Clocks for the runners: the system clock and a deterministic virtual clock."""
+"""Clocks for backends and runners: the context's current clock and a virtual clock.
+
+Every backend and the :class:`~hedron_core.jobs.SteppingRunner` read "now" from the clock
+given to them (``clock=``) or, without one, from the **current clock**: ``time.time``
+unless a block of code chose another with :func:`use_clock` (a context variable, so it
+follows asyncio tasks and the threads anyio starts for plain ``def`` endpoints). A demo
+sets one :class:`VirtualClock` there, and every job timestamp, lease and wake-up of the
+code inside the block follows it, without passing it around.
+"""
 
 from __future__ import annotations
 
+import contextvars
 import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 
-__all__ = ["VirtualClock"]
+__all__ = ["VirtualClock", "current_clock", "use_clock"]
+
+Clock = Callable[[], float]
+
+_current: contextvars.ContextVar[Clock] = contextvars.ContextVar(
+    "hedron_jobs_clock", default=time.time
+)
+
+
+def current_clock() -> Clock:
+    """The clock used where no ``clock=`` was given: ``time.time`` unless :func:`use_clock`
+    set another.
+
+    Example:
+        >>> import time
+        >>> current_clock() is time.time
+        True
+    """
+    return _current.get()
+
+
+def now() -> float:
+    """The current clock's reading, in seconds."""
+    return _current.get()()
+
+
+def check_clock(clock: object, where: str) -> Clock | None:
+    """``clock`` if it is ``None`` or callable, else ``TypeError`` naming the parameter."""
+    if clock is not None and not callable(clock):
+        raise TypeError(
+            f"{where}: clock must be a callable returning seconds, got {type(clock).__name__}"
+        )
+    return clock
+
+
+def clock_or_current(clock: object, where: str) -> Clock:
+    """``clock`` when given, else a reader of the current clock (checked when it is read)."""
+    checked = check_clock(clock, where)
+    return checked if checked is not None else now
+
+
+@contextmanager
+def use_clock(clock: Clock) -> Iterator[Clock]:
+    """Make ``clock`` the current clock inside the ``with`` block.
+
+    Backends and stepping runners created without ``clock=`` read it, wherever they were
+    created: a recipe's module-level ``InMemoryJobBackend()`` stamps its jobs with the demo's
+    virtual time while the demo runs, and with ``time.time`` under uvicorn.
+
+    Args:
+        clock: A callable returning seconds (for example a :class:`VirtualClock`).
+
+    Yields:
+        The same clock.
+
+    Raises:
+        TypeError: ``clock`` is not callable.
+
+    Example:
+        >>> from hedron_core.jobs import InMemoryJobBackend
+        >>> backend = InMemoryJobBackend()
+        >>> with use_clock(VirtualClock(start=5.0)):
+        ...     job = backend.submit("demo", {}, auth_subject="u", tenant_id="t")
+        >>> job.created_at
+        5.0
+    """
+    checked = check_clock(clock, "use_clock()")
+    if checked is None:
+        raise TypeError("use_clock(): clock must be a callable returning seconds, got None")
+    token = _current.set(checked)
+    try:
+        yield checked
+    finally:
+        _current.reset(token)
 
 
 class VirtualClock:
@@ -49,6 +134,8 @@ class VirtualClock:
 
     def advance_to(self, when: float) -> float:
         """Move forward to ``when`` if it lies ahead (never backwards); return the new time."""
+        if isinstance(when, bool) or not isinstance(when, int | float):
+            raise TypeError("VirtualClock.advance_to: when must be a number")
         with self._lock:
             self._now = max(self._now, float(when))
             return self._now

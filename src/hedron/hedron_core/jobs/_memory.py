@@ -6,10 +6,10 @@ import dataclasses
 import json
 import os
 import threading
-import time
 from collections.abc import Callable, Collection
 from typing import Any
 
+from ._clock import clock_or_current
 from ._machine import (
     IdempotencyConflictError,
     IllegalTransitionError,
@@ -41,8 +41,9 @@ class InMemoryJobBackend:
     :class:`~hedron_core.jobs.SQLiteJobBackend` (one host) or a Redis backend instead.
 
     Args:
-        clock: Returns "now" in seconds (default ``time.time``); inject a virtual clock for
-            deterministic tests and demos.
+        clock: Returns "now" in seconds (default: the current clock, see
+            :func:`~hedron_core.jobs.use_clock`, which is ``time.time`` unless set); inject a
+            virtual clock for deterministic tests and demos.
         retention_s: How long terminal jobs are kept before ``cleanup_expired`` removes them.
 
     Example:
@@ -68,7 +69,7 @@ class InMemoryJobBackend:
             raise TypeError("InMemoryJobBackend: retention_s must be a number")
         if retention_s < 0:
             raise ValueError("InMemoryJobBackend: retention_s must be >= 0")
-        self._clock = clock or time.time
+        self._clock = clock_or_current(clock, "InMemoryJobBackend")
         self._retention_s = float(retention_s)
         self._lock = threading.Lock()
         self._jobs: dict[str, JobStatus] = {}

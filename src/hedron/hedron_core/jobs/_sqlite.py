@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import threading
-import time
 from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -13,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # imported lazily: Pyodide ships sqlite3 as a separate package
     import sqlite3
 
+from ._clock import clock_or_current
 from ._machine import (
     _ALLOWED,
     IdempotencyConflictError,
@@ -89,7 +89,8 @@ class SQLiteJobBackend:
     Args:
         path: The database file (created if missing). ``":memory:"`` is refused: every
             connection would see a different empty database.
-        clock: Returns "now" in seconds (default ``time.time``).
+        clock: Returns "now" in seconds (default: the current clock,
+            :func:`~hedron_core.jobs.use_clock`, ``time.time`` unless set).
         retention_s: How long terminal jobs are kept before ``cleanup_expired`` removes them.
         synchronous: SQLite's ``synchronous`` pragma: ``"NORMAL"`` (default) or ``"FULL"``.
         busy_timeout_s: How long a writer waits for another process's lock.
@@ -128,7 +129,7 @@ class SQLiteJobBackend:
         if retention_s < 0:
             raise ValueError("SQLiteJobBackend: retention_s must be >= 0")
         self.path = Path(text)
-        self._clock = clock or time.time
+        self._clock = clock_or_current(clock, "SQLiteJobBackend")
         self._retention_s = float(retention_s)
         self._synchronous = synchronous.upper()
         self._busy_timeout_s = float(busy_timeout_s)

@@ -13,11 +13,11 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import time
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from . import _redis_scripts as lua
+from ._clock import clock_or_current
 from ._machine import (
     IdempotencyConflictError,
     IllegalTransitionError,
@@ -71,7 +71,8 @@ class RedisJobBackend:
         client: A ``redis.Redis`` client, or a ``redis://`` / ``rediss://`` / ``unix://`` URL.
         prefix: Prefix of every key (give each application/environment its own).
         retention_s: How long terminal jobs are kept (0 keeps them until ``cleanup_expired``).
-        clock: Returns "now" in seconds (default ``time.time``).
+        clock: Returns "now" in seconds (default: the current clock,
+            :func:`~hedron_core.jobs.use_clock`, ``time.time`` unless set).
         check: Ping Redis now, so an unreachable server fails at start-up, not later.
         owns_client: Whether :meth:`close` closes the client (default: only when built from
             a URL here).
@@ -113,7 +114,7 @@ class RedisJobBackend:
         self._r: Any = conn
         self.prefix = prefix
         self.retention_s = float(retention_s)
-        self._clock = clock or time.time
+        self._clock = clock_or_current(clock, "RedisJobBackend")
         self._where = _redacted(conn)
         self._scripts = {
             name: self._r.register_script(getattr(lua, name))
