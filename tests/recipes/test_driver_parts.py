@@ -63,7 +63,7 @@ def test_the_end_line_names_the_window_or_the_engines_verdict() -> None:
     window = _recorder(DemoClock(), window=3)
     window.page_ended("window")
     assert window.lines == ["= done: window elapsed (3s) before the app answered 286"]
-    for adapter, status, outcome in (("requests", 302, "terminal"), ("httpx", 302, "window")):
+    for adapter, status, outcome in (("requests", 302, "terminal"), ("httpx", 302, "unfinished")):
         recorder = _recorder(DemoClock(), ok=engine_verdict(adapter))
         recorder.answered(recorder.arrived(), "GET", "/j", status, "", "text/plain")
         recorder.returned()

@@ -263,7 +263,14 @@ class Recorder:
             reason = reason_of(last.status)
             self.stop("terminal", f"done: terminal state, {last.status} {reason} at {when}")
         else:
-            self.stop("window", f"done: window elapsed, last response {last.status} at {when}")
+            # Why the code stopped with a bad answer (its window, max_attempts, a Retry-After
+            # past the window, or no polling at all) is the code's business: say what was seen.
+            reason = reason_of(last.status)
+            self.stop(
+                "unfinished",
+                f"done: the code returned with a bad last response, {last.status} {reason}"
+                f" at {when}",
+            )
 
     def page_ended(self, how: str) -> None:
         """hedron: the page sends no more requests (``how="idle"``) or its next one would
@@ -298,7 +305,8 @@ class Recorder:
             self._entries.append((None, redact(text)))
 
     def stop(self, outcome: str, message: str) -> None:
-        """End the run: ``outcome`` is ``"terminal"``, ``"window"`` or ``"error"``."""
+        """End the run: ``outcome`` is ``"terminal"``, ``"window"``, ``"unfinished"`` (resq
+        code that returned holding a bad answer) or ``"error"``."""
         self.outcome, self.message = outcome, message
         self.line(f"= {message}")
 

@@ -33,7 +33,8 @@ class StepResult:
         lines: New transcript lines.
         swaps: HTML swaps for the demo panel, in order.
         done: The scenario has finished.
-        outcome: How it finished (``"terminal"``, ``"window"``, ``"error"``) once done.
+        outcome: How it finished (``"terminal"``, ``"window"``, ``"unfinished"``,
+            ``"error"``) once done.
         message: A sentence saying which (for the widget's status line).
     """
 
