@@ -5,7 +5,14 @@ from __future__ import annotations
 import secrets
 from typing import Any
 
-from ._types import TERMINAL_STATES, JobProgress, JobState, _require_text, dump_json
+from ._types import (
+    TERMINAL_STATES,
+    JobProgress,
+    JobState,
+    _require_text,
+    check_encodable,
+    dump_json,
+)
 
 __all__ = [
     "IdempotencyConflictError",
@@ -112,6 +119,7 @@ def validate_mark(state: JobState, result: Any, error: str | None) -> tuple[str 
             raise TypeError(f"mark: error must be a str, got {type(error).__name__}")
         if state is not JobState.FAILED:
             raise ValueError(f"mark: error is only allowed with FAILED, not {state.value}")
+        check_encodable(error, "error", "mark")
     return result_json, error
 
 

@@ -161,7 +161,13 @@ class RedisJobBackend:
         return f"{self.prefix}job:{job_id}"
 
     def _idem_key(self, subject: str, tenant: str, key: str) -> str:
-        digest = hashlib.sha256("\x00".join((subject, tenant, key)).encode()).hexdigest()
+        parts = (subject, tenant, key)
+        # Joined with NUL, ("a\0b", "c") and ("a", "b\0c") would share a key. JSON text (which
+        # escapes NUL) tells every triple apart and never equals a NUL-joined text of NUL-free
+        # parts (that holds exactly two NULs), so the keys stored for those keep working.
+        nul = any("\x00" in part for part in parts)
+        text = json.dumps(parts) if nul else "\x00".join(parts)
+        digest = hashlib.sha256(text.encode()).hexdigest()
         return f"{self.prefix}idem:{digest}"
 
     def ping(self) -> None:
