@@ -85,9 +85,11 @@ class QueueTaskContext(TaskContext):
         return self._sleep(check_seconds(seconds))
 
     async def _sleep(self, seconds: float) -> None:
-        self.raise_if_cancelled()
+        # Redis is read on a worker thread, so a slow Redis never stalls other coroutines of
+        # the task (its own asyncio.gather, the lease renewer).
+        await asyncio.to_thread(self.raise_if_cancelled)
         await asyncio.sleep(seconds)
-        self.raise_if_cancelled()
+        await asyncio.to_thread(self.raise_if_cancelled)
 
     def _heartbeat(self) -> None:
         self._redis_backend.renew(self.job_id, worker=self._worker, lease_s=self._lease_s)
@@ -97,7 +99,7 @@ async def _renew_forever(ctx: QueueTaskContext, every: float) -> None:
     while True:
         await asyncio.sleep(every)
         try:
-            ctx._heartbeat()
+            await asyncio.to_thread(ctx._heartbeat)
         except Exception as exc:  # keep the task running; the lease may lapse
             log.warning("job %s: lease renewal failed: %s", ctx.job_id, exc)
 
