@@ -227,6 +227,14 @@ def check_session_secret(
     """
     if secret is not None and not isinstance(secret, str):
         raise TypeError(f"Hedron.session_secret must be a str, got {type(secret).__name__}")
+    if secret is not None and not secret.isascii():
+        try:
+            secret.encode("utf-8")
+        except UnicodeEncodeError:
+            raise ValueError(
+                "Hedron.session_secret holds a lone surrogate and cannot be used as a key; "
+                "use printable text such as secrets.token_urlsafe(48)"
+            ) from None
     env = os.environ if environ is None else environ
     production = env.get("HEDRON_ENV", "").lower() == "production"
     reason = _weakness(secret)
@@ -255,7 +263,7 @@ def csrf_cookie_name(profile: Profile) -> str:
 
 def csrf_key(secret: str) -> bytes:
     """The key CSRF tokens are made with, derived from the session secret."""
-    return hmac.new(secret.encode("utf-8", "surrogatepass"), _CSRF_KEY_LABEL, "sha256").digest()
+    return hmac.new(secret.encode("utf-8"), _CSRF_KEY_LABEL, "sha256").digest()
 
 
 def csrf_token_for(cookie: str, key: bytes) -> str:

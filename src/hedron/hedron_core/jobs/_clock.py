@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import threading
 
+from ._machine import check_number
+
 __all__ = ["VirtualClock"]
 
 
@@ -25,9 +27,7 @@ class VirtualClock:
     """
 
     def __init__(self, start: float = 0.0) -> None:
-        if isinstance(start, bool) or not isinstance(start, int | float):
-            raise TypeError("VirtualClock: start must be a number")
-        self._now = float(start)
+        self._now = check_number(start, "start", "VirtualClock", negative=True)
         self._lock = threading.Lock()
 
     def __call__(self) -> float:
@@ -39,16 +39,16 @@ class VirtualClock:
 
     def advance(self, seconds: float) -> float:
         """Move forward by ``seconds`` (``>= 0``) and return the new time."""
-        if isinstance(seconds, bool) or not isinstance(seconds, int | float):
-            raise TypeError("VirtualClock.advance: seconds must be a number")
-        if seconds < 0:
+        step = check_number(seconds, "seconds", "VirtualClock.advance", negative=True)
+        if step < 0:
             raise ValueError("VirtualClock.advance: seconds must be >= 0 (time never goes back)")
         with self._lock:
-            self._now += float(seconds)
+            self._now += step
             return self._now
 
     def advance_to(self, when: float) -> float:
         """Move forward to ``when`` if it lies ahead (never backwards); return the new time."""
+        target = check_number(when, "when", "VirtualClock.advance_to", negative=True)
         with self._lock:
-            self._now = max(self._now, float(when))
+            self._now = max(self._now, target)
             return self._now

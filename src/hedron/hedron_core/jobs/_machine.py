@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import math
 import secrets
+from collections.abc import Callable
 from typing import Any
 
 from ._types import (
@@ -140,6 +142,50 @@ def validate_scope(auth_subject: object, tenant_id: object, owner: str) -> None:
     """Check a scope pair passed to a scoped read, naming the bad parameter."""
     _require_text(auth_subject, "auth_subject", owner)
     _require_text(tenant_id, "tenant_id", owner)
+
+
+def check_number(
+    value: object,
+    name: str,
+    owner: str,
+    *,
+    positive: bool = False,
+    negative: bool = False,
+    maximum: float | None = None,
+    infinite: str | None = None,
+) -> float:
+    """A number ``>= 0`` (``> 0`` if ``positive``, any sign if ``negative``), at most
+    ``maximum``, never NaN; ``inf`` only when ``infinite`` says what it stands for (it is
+    then named in the error: ``"math.inf to keep finished jobs"``).
+
+    ``TypeError`` for a non-number (``bool`` included), ``ValueError`` otherwise, both naming
+    ``owner`` and ``name``; an int too large for a float is a ``ValueError`` too.
+    """
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise TypeError(f"{owner}: {name} must be a number, got {type(value).__name__}")
+    try:
+        number = float(value)
+    except OverflowError:
+        number = math.inf
+    limit = f" (math.inf to {infinite})" if infinite else ""
+    if math.isnan(number) or (math.isinf(number) and not (infinite and number > 0)):
+        shown = repr(value) if isinstance(value, float) else f"an int of {len(str(value))} digits"
+        raise ValueError(f"{owner}: {name} must be a finite number{limit}, got {shown}")
+    if (number < 0 and not negative) or (positive and number <= 0):
+        raise ValueError(f"{owner}: {name} must be {'> 0' if positive else '>= 0'}, got {value!r}")
+    if maximum is not None and maximum < number < math.inf:
+        raise ValueError(f"{owner}: {name} must be at most {maximum:g}, got {value!r}")
+    return number
+
+
+def check_clock(clock: object, owner: str) -> Callable[[], float] | None:
+    """``None`` or a callable returning "now" in seconds; else a ``TypeError`` naming it."""
+    if clock is not None and (isinstance(clock, type) or not callable(clock)):
+        raise TypeError(
+            f"{owner}: clock must be a callable returning seconds (time.time, a VirtualClock) "
+            f"or None, got {type(clock).__name__ if not isinstance(clock, type) else clock!r}"
+        )
+    return clock
 
 
 def make_progress(k: object, n: object, message: object) -> JobProgress:

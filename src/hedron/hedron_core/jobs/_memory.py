@@ -14,6 +14,8 @@ from ._machine import (
     IdempotencyConflictError,
     IllegalTransitionError,
     JobNotFoundError,
+    check_clock,
+    check_number,
     check_transition,
     coerce_state,
     make_progress,
@@ -64,12 +66,11 @@ class InMemoryJobBackend:
                 "HEDRON_ENV=production (jobs would be lost on restart and invisible to other "
                 "workers); use SQLiteJobBackend or a Redis backend"
             )
-        if isinstance(retention_s, bool) or not isinstance(retention_s, int | float):
-            raise TypeError("InMemoryJobBackend: retention_s must be a number")
-        if retention_s < 0:
-            raise ValueError("InMemoryJobBackend: retention_s must be >= 0")
-        self._clock = clock or time.time
-        self._retention_s = float(retention_s)
+        retention = check_number(
+            retention_s, "retention_s", "InMemoryJobBackend", infinite="keep finished jobs"
+        )
+        self._clock = check_clock(clock, "InMemoryJobBackend") or time.time
+        self._retention_s = retention
         self._lock = threading.Lock()
         self._jobs: dict[str, JobStatus] = {}
         self._payload_json: dict[str, str] = {}

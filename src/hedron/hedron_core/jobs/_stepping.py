@@ -10,6 +10,7 @@ from typing import Any
 from ._clock import VirtualClock
 from ._context import SleepRequest, Task, TaskContext, check_seconds
 from ._finish import record_failure, record_success
+from ._machine import check_clock
 from ._protocol import ClaimingJobBackend
 from ._types import JobStatus
 
@@ -76,10 +77,13 @@ class SteppingRunner:
         clock: Callable[[], float] | None = None,
         worker: str = "stepping-runner",
     ) -> None:
+        _check_runner_backend(backend, "SteppingRunner")
         _check_tasks(tasks, "SteppingRunner")
+        if not isinstance(worker, str) or not worker.strip():
+            raise TypeError(f"SteppingRunner: worker must be a non-empty str, got {worker!r:.40}")
         self.backend = backend
         self.tasks = dict(tasks)
-        self.clock: Callable[[], float] = clock or VirtualClock()
+        self.clock: Callable[[], float] = check_clock(clock, "SteppingRunner") or VirtualClock()
         self._worker = worker
         self._active: dict[str, _Active] = {}
 
@@ -173,6 +177,20 @@ def _as_coroutine(awaitable: Any) -> Coroutine[Any, Any, Any] | Generator[Any, N
     if inspect.iscoroutine(awaitable):
         return awaitable
     return awaitable.__await__()  # type: ignore[no-any-return]
+
+
+def _check_runner_backend(backend: object, owner: str) -> None:
+    """A claiming backend instance (``InMemoryJobBackend()``, ``SQLiteJobBackend(path)``)."""
+    if isinstance(backend, type) or not isinstance(backend, ClaimingJobBackend):
+        what = (
+            f"the class {backend.__name__}"
+            if isinstance(backend, type)
+            else (type(backend).__name__)
+        )
+        raise TypeError(
+            f"{owner}: backend must be a claiming job backend instance such as "
+            f"InMemoryJobBackend() or SQLiteJobBackend(path), got {what}"
+        )
 
 
 def _check_tasks(tasks: object, owner: str) -> None:

@@ -47,6 +47,9 @@ TERMINAL_STATES: frozenset[JobState] = frozenset(
 """The terminal states: once a job reaches one of them it never changes state again."""
 
 
+_MAX_STEPS = 2**63 - 1  # SQLite's (and most databases') largest integer
+
+
 def _require_text(value: object, name: str, owner: str) -> str:
     if not isinstance(value, str):
         raise TypeError(f"{owner}: {name} must be a str, got {type(value).__name__}")
@@ -123,6 +126,10 @@ class JobProgress:
                 raise TypeError(f"progress: {name} must be an int, got {type(value).__name__}")
         if self.n < 1:
             raise ValueError(f"progress: n must be >= 1, got {self.n}")
+        if self.n > _MAX_STEPS:
+            raise ValueError(
+                f"progress: n must be at most 2**63 - 1 (what databases store), got {self.n}"
+            )
         if not 0 <= self.k <= self.n:
             raise ValueError(f"progress: k must be between 0 and n={self.n}, got {self.k}")
         if not isinstance(self.message, str):
