@@ -32,11 +32,12 @@ def number(
     value: Any,
     *,
     positive: bool = False,
+    signed: bool = False,
     maximum: float | None = None,
     kind: str = "a number of seconds",
 ) -> float:
-    """Return ``value`` as a float if it is a finite real number ``>= 0`` (``> 0`` if positive)
-    and at most ``maximum``.
+    """Return ``value`` as a float if it is a finite real number ``>= 0`` (``> 0`` if positive,
+    of either sign if ``signed``) and at most ``maximum``.
 
     ``bool`` is rejected although it is an ``int`` subclass: ``timeout=True`` is a bug. An
     ``int`` too large for a float (``10**400``) is a ``ValueError``, not an ``OverflowError``.
@@ -51,7 +52,7 @@ def number(
         raise ValueError(f"{where}: {name} must be a finite number, got {_shown(value)}")
     if positive and result <= 0:
         raise ValueError(f"{where}: {name} must be > 0, got {value!r}")
-    if result < 0:
+    if result < 0 and not signed:
         raise ValueError(f"{where}: {name} must be >= 0, got {value!r}")
     if maximum is not None and result > maximum:
         raise ValueError(

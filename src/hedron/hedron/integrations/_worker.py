@@ -25,6 +25,8 @@ from hedron_core.jobs.redis_backend import RedisJobBackend
 __all__ = [
     "DEFAULT_LEASE_S",
     "DEFAULT_MAX_ATTEMPTS",
+    "MAX_SECONDS",
+    "check_attempts",
     "check_now",
     "check_tasks",
     "run_job",
@@ -37,6 +39,15 @@ DEFAULT_LEASE_S = 30.0
 """A running job's lease: renewed every third of it; a dead worker's job is free after it."""
 DEFAULT_MAX_ATTEMPTS = 3
 """How many workers may start a job before a lost one is marked FAILED instead of retried."""
+MAX_SECONDS = 1e9
+"""The longest lease, timeout or TTL the integrations take (about 31.7 years)."""
+
+
+def check_attempts(owner: str, max_attempts: object) -> int:
+    """Validate ``max_attempts``: an int >= 1, naming it."""
+    if isinstance(max_attempts, bool) or not isinstance(max_attempts, int) or max_attempts < 1:
+        raise ValueError(f"{owner}: max_attempts must be an int >= 1, got {max_attempts!r:.40}")
+    return max_attempts
 
 
 def check_tasks(tasks: object) -> dict[str, Task]:

@@ -161,21 +161,35 @@ def check_number(
     ``TypeError`` for a non-number (``bool`` included), ``ValueError`` otherwise, both naming
     ``owner`` and ``name``; an int too large for a float is a ``ValueError`` too.
     """
+    shown = _shown(value)
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise TypeError(f"{owner}: {name} must be a number, got {type(value).__name__}")
+        raise TypeError(f"{owner}: {name} must be a number of seconds, got {shown}")
     try:
         number = float(value)
-    except OverflowError:
+    except OverflowError:  # an int no float can hold
         number = math.inf
-    limit = f" (math.inf to {infinite})" if infinite else ""
-    if math.isnan(number) or (math.isinf(number) and not (infinite and number > 0)):
-        shown = repr(value) if isinstance(value, float) else f"an int of {len(str(value))} digits"
-        raise ValueError(f"{owner}: {name} must be a finite number{limit}, got {shown}")
-    if (number < 0 and not negative) or (positive and number <= 0):
-        raise ValueError(f"{owner}: {name} must be {'> 0' if positive else '>= 0'}, got {value!r}")
+    wanted = "a finite number" + ("" if negative else " > 0" if positive else " >= 0")
+    if infinite:
+        wanted += f" (or math.inf to {infinite})"
+    infinite_ok = bool(infinite) and number == math.inf and isinstance(value, float)
+    if (
+        math.isnan(number)
+        or (math.isinf(number) and not infinite_ok)
+        or (number < 0 and not negative)
+        or (positive and number == 0)
+    ):
+        raise ValueError(f"{owner}: {name} must be {wanted}, got {shown}")
     if maximum is not None and maximum < number < math.inf:
-        raise ValueError(f"{owner}: {name} must be at most {maximum:g}, got {value!r}")
+        raise ValueError(f"{owner}: {name} must be at most {maximum:g} seconds, got {shown}")
     return number
+
+
+def _shown(value: object) -> str:
+    """``repr(value)``, shortened (``10**400`` has 401 digits)."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**20:
+        return f"an int of about {int(value.bit_length() * 0.30103) + 1} digits"
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def check_clock(clock: object, owner: str) -> Callable[[], float] | None:

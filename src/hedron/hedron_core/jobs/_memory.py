@@ -67,7 +67,7 @@ class InMemoryJobBackend:
                 "workers); use SQLiteJobBackend or a Redis backend"
             )
         retention = check_number(
-            retention_s, "retention_s", "InMemoryJobBackend", infinite="keep finished jobs"
+            retention_s, "retention_s", "InMemoryJobBackend", infinite="keep finished jobs for ever"
         )
         self._clock = check_clock(clock, "InMemoryJobBackend") or time.time
         self._retention_s = retention

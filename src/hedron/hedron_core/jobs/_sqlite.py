@@ -127,7 +127,7 @@ class SQLiteJobBackend:
         if not isinstance(synchronous, str) or synchronous.upper() not in _SYNC_MODES:
             raise ValueError(f"SQLiteJobBackend: synchronous must be one of {_SYNC_MODES}")
         retention = check_number(
-            retention_s, "retention_s", "SQLiteJobBackend", infinite="keep finished jobs"
+            retention_s, "retention_s", "SQLiteJobBackend", infinite="keep finished jobs for ever"
         )
         busy = check_number(
             busy_timeout_s, "busy_timeout_s", "SQLiteJobBackend", maximum=_MAX_BUSY_S
