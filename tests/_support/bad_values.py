@@ -55,6 +55,17 @@ JUNK = _half_tricky(st.one_of(_RANDOM, _CALLABLES))
 NOT_CALLABLE = _half_tricky(_RANDOM).filter(lambda v: not callable(v))
 
 
+def deeply_nested(depth: int = 100_000) -> list[Any]:
+    """``[[[...]]]``, ``depth`` lists deep: deeper than Python's recursion limit."""
+    root: list[Any] = []
+    node = root
+    for _ in range(depth):
+        child: list[Any] = []
+        node.append(child)
+        node = child
+    return root
+
+
 def sweep(
     build: Callable[[str, Any], T],
     use: Callable[[T], object],

@@ -24,6 +24,7 @@ from hedron.jobs import job_status_response
 from hedron_core.htmx import STOP_POLLING_STATUS
 from hedron_core.jobs import JobBackend, JobState
 from hedron_core.jobs._finish import record_failure, record_success
+from tests._support.bad_values import deeply_nested
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
@@ -32,17 +33,6 @@ with warnings.catch_warnings():
 OWNER = {"auth_subject": "alice", "tenant_id": "acme"}
 #: Text that is blank to ``str.isspace`` (what the components refuse as a label).
 BLANK = [" ", "\n", "\x1d", "\xa0", "\u2003 \t", "\r\n"]
-
-
-def deeply_nested(depth: int = 100_000) -> list[Any]:
-    """``[[[...]]]``, ``depth`` lists deep."""
-    root: list[Any] = []
-    node = root
-    for _ in range(depth):
-        child: list[Any] = []
-        node.append(child)
-        node = child
-    return root
 
 
 def status_client(backend: JobBackend) -> TestClient:

@@ -23,6 +23,7 @@ from jobs_support import JOBS_SECRET
 
 from hedron import Hedron, Page, Text
 from hedron.jobs import JobScope, TaskFlow, job_status_events
+from hedron_core.jobs import JobState
 
 #: The bound the ping must answer within (it takes about 2 ms on an idle machine).
 PING_LIMIT_S = 0.3
@@ -162,3 +163,16 @@ def assert_ping_answers_while_blocked(
     assert arrived, f"not every call reached the backend within {arrive_within_s}s: {expected}"
     assert still_waiting, "the backend let the calls through before the ping was timed"
     return answers
+
+
+def assert_submitted_and_cancelled(
+    answers: dict[str, requests.Response], backend: Any, job_id: str
+) -> None:
+    """Once let through, the submit answered the new job's Poll and the cancel its final 286,
+    and the job is CANCELLED."""
+    assert answers["submit"].status_code == 200, answers["submit"].text
+    assert "/status" in answers["submit"].text
+    assert answers["cancel"].status_code == 286, answers["cancel"].text
+    cancelled = backend.get(job_id, **OWNER)
+    assert cancelled is not None
+    assert cancelled.state is JobState.CANCELLED

@@ -18,9 +18,9 @@ import pytest
 from fastapi import Request
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from jobs_support import JOBS_SECRET
+from jobs_support import flow_serves
 
-from hedron import Field, Hedron, Input, Page, Text
+from hedron import Field, Input
 from hedron.jobs import JobScope, TaskFlow, job_status_response
 from hedron_core.jobs import (
     InMemoryJobBackend,
@@ -36,7 +36,6 @@ from tests._support.bad_values import JUNK, NOT_CALLABLE, refused_or_works, swee
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
-    from starlette.testclient import TestClient
 
 OWNER = {"auth_subject": "alice", "tenant_id": "acme"}
 FAST = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -82,26 +81,6 @@ def _flow(param: str, value: Any) -> TaskFlow:
         param: value,
     }
     return TaskFlow(**kwargs)
-
-
-def _flow_serves(flow: TaskFlow) -> None:
-    backend = flow.backend if flow.backend is not None else InMemoryJobBackend()
-    app = Hedron(title="flow", session_secret=JOBS_SECRET, job_backend=backend)
-    flow.mount(app)
-
-    @app.page("/")
-    def home() -> Page:
-        return Page(Text("x"), flow.form())
-
-    with TestClient(app) as client:
-        page = client.get("/")
-        assert page.status_code == 200, page.text
-        done = backend.submit(flow.job_type, {"n": 1}, **OWNER)
-        backend.mark(done.id, JobState.SUCCEEDED, result={"ok": True})
-        final = client.get(f"{flow.path}/{done.id}/status", headers={"HX-Request": "true"})
-        assert final.status_code == 286, final.text
-        form = client.get(f"{flow.path}/form", headers={"HX-Request": "true"})
-        assert form.status_code == 200, form.text
 
 
 # --- backends and submit --------------------------------------------------------------------
@@ -163,11 +142,16 @@ def _submitted_works(made: tuple[InMemoryJobBackend, Any]) -> None:
 # --- runners ---------------------------------------------------------------------------------
 
 
-def _threads(param: str, value: Any) -> ThreadPoolRunner:
-    kwargs: dict[str, Any] = {"backend": InMemoryJobBackend(), "tasks": {"echo": echo}}
-    kwargs[param] = value
-    backend, tasks = kwargs.pop("backend"), kwargs.pop("tasks")
-    return ThreadPoolRunner(backend, tasks, **kwargs)
+def _runner(kind: type[Any]) -> Callable[[str, Any], Any]:
+    """Builds ``kind(backend, tasks, **options)`` with one argument replaced."""
+
+    def build(param: str, value: Any) -> Any:
+        kwargs: dict[str, Any] = {"backend": InMemoryJobBackend(), "tasks": {"echo": echo}}
+        kwargs[param] = value
+        backend, tasks = kwargs.pop("backend"), kwargs.pop("tasks")
+        return kind(backend, tasks, **kwargs)
+
+    return build
 
 
 def _threads_work(runner: ThreadPoolRunner) -> None:
@@ -182,13 +166,6 @@ def _threads_work(runner: ThreadPoolRunner) -> None:
         assert done.state is JobState.SUCCEEDED, done
     finally:
         runner.stop()
-
-
-def _stepping(param: str, value: Any) -> SteppingRunner:
-    kwargs: dict[str, Any] = {"backend": InMemoryJobBackend(), "tasks": {"echo": echo}}
-    kwargs[param] = value
-    backend, tasks = kwargs.pop("backend"), kwargs.pop("tasks")
-    return SteppingRunner(backend, tasks, **kwargs)
 
 
 def _stepping_works(runner: SteppingRunner) -> None:
@@ -226,7 +203,7 @@ def _clock_works(clock: VirtualClock) -> None:
 CONSTRUCTORS: dict[str, Constructor] = {
     "TaskFlow": Constructor(
         _flow,
-        _flow_serves,
+        flow_serves,
         (
             *("job_type", "scope", "fields", "payload", "backend", "policy", "result_view"),
             *("cancel", "restart", "poll_interval_ms", "submit_label", "path", "name"),
@@ -263,7 +240,7 @@ CONSTRUCTORS: dict[str, Constructor] = {
         ("job_type", "payload", "auth_subject", "tenant_id", "idempotency_key"),
     ),
     "ThreadPoolRunner": Constructor(
-        _threads,
+        _runner(ThreadPoolRunner),
         _threads_work,
         (
             *("backend", "tasks", "max_workers", "lease_s", "poll_interval_s"),
@@ -271,7 +248,7 @@ CONSTRUCTORS: dict[str, Constructor] = {
         ),
     ),
     "SteppingRunner": Constructor(
-        _stepping,
+        _runner(SteppingRunner),
         _stepping_works,
         ("backend", "tasks", "clock", "worker"),
         callables=frozenset({"clock"}),

@@ -13,9 +13,16 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from loop_probe import OWNER, Browser, Probe, assert_ping_answers_while_blocked, flow_app
+from loop_probe import (
+    OWNER,
+    Browser,
+    Probe,
+    assert_ping_answers_while_blocked,
+    assert_submitted_and_cancelled,
+    flow_app,
+)
 
-from hedron_core.jobs import JobState, SQLiteJobBackend
+from hedron_core.jobs import SQLiteJobBackend
 
 LOCK_S = 3.0
 HOLD_LOCK = """
@@ -59,11 +66,6 @@ def test_an_unrelated_route_answers_while_sqlite_waits_for_its_write_lock(
             holder.wait(LOCK_S + 10)
             holder.stdout.close()  # type: ignore[union-attr]
             browser.close()
-        assert answers["submit"].status_code == 200, answers["submit"].text
-        assert "/status" in answers["submit"].text  # the Poll of the new job
-        assert answers["cancel"].status_code == 286, answers["cancel"].text
-        cancelled = backend.get(job.id, **OWNER)
-        assert cancelled is not None
-        assert cancelled.state is JobState.CANCELLED
+        assert_submitted_and_cancelled(answers, backend, job.id)
     finally:
         backend.close()

@@ -10,15 +10,13 @@ import pytest
 import test_jobs_backends as base
 from fastapi import Request
 from hardening_conformance import OWNER, HardeningConformance
-from jobs_support import JOBS_SECRET
+from jobs_support import flow_serves
 
-from hedron import Hedron, Page, Text
 from hedron.jobs import JobScope, TaskFlow, job_result_response, job_status_response
 from hedron_core.jobs import InMemoryJobBackend, JobState
 
 with warnings.catch_warnings():
     warnings.simplefilter("ignore")
-    from starlette.testclient import TestClient
 
 
 class TestInMemoryHardening(HardeningConformance):
@@ -68,21 +66,7 @@ def test_taskflow_refuses_settings_naming_them(kwargs: dict[str, Any], message: 
 
 @pytest.mark.parametrize("job_type", ["123", "!!!", "x" * 80, "résumé"])
 def test_taskflow_of_any_job_type_renders_its_form_and_poll(job_type: str) -> None:
-    backend = InMemoryJobBackend()
-    app = Hedron(title="flow", session_secret=JOBS_SECRET, job_backend=backend)
-    flow = TaskFlow(job_type, scope=_scope)
-    flow.mount(app)
-
-    @app.page("/")
-    def home() -> Page:
-        return Page(Text("x"), flow.form())
-
-    with TestClient(app) as client:
-        page = client.get("/")
-        assert page.status_code == 200, page.text
-        job = backend.submit(job_type, {}, **OWNER)
-        status = client.get(f"{flow.path}/{job.id}/status", headers={"HX-Request": "true"})
-        assert status.status_code == 200, status.text
+    flow_serves(TaskFlow(job_type, scope=_scope))
 
 
 # --- 9. the status helpers check their hooks up front ----------------------------------------

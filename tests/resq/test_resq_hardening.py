@@ -11,6 +11,7 @@ import pytest
 from resq import Requests, Session
 from resq.clock import VirtualClock
 from resq.http import AsyncPoller, Poller, poll
+from tests._support.bad_values import deeply_nested
 
 HUGE = 10**400  # an int no float can hold
 NUMBERS = ("timeout", "delay", "max_delay", "backoff", "jitter")
@@ -157,19 +158,9 @@ async def test_async_pollers_refuse_huge_numbers(base_url, key, calls):
 # --- 9. a body nested too deep --------------------------------------------------------------
 
 
-def _nested(depth: int = 100_000) -> list[object]:
-    root: list[object] = []
-    node = root
-    for _ in range(depth):
-        child: list[object] = []
-        node.append(child)
-        node = child
-    return root
-
-
 @pytest.mark.parametrize("param", ["json", "data"])
 def test_a_body_nested_too_deep_is_refused_naming_it(client, key, calls, param):
-    body = _nested() if param == "json" else {"a": _nested()}
+    body = deeply_nested() if param == "json" else {"a": deeply_nested()}
     with pytest.raises(ValueError, match=rf"post\(\): {param}= is nested too deeply"):
         client.post(f"/job/{key}", **{param: body})
     assert calls(key) == []

@@ -14,7 +14,14 @@ import threading
 from typing import Any
 
 import pytest
-from loop_probe import OWNER, Browser, Probe, assert_ping_answers_while_blocked, flow_app
+from loop_probe import (
+    OWNER,
+    Browser,
+    Probe,
+    assert_ping_answers_while_blocked,
+    assert_submitted_and_cancelled,
+    flow_app,
+)
 
 from hedron_core.jobs import JobState
 from hedron_core.jobs.redis_backend import RedisJobBackend
@@ -58,10 +65,6 @@ def test_an_unrelated_route_answers_while_redis_is_paused(live_server: Any) -> N
             assert "Running…" in answers["status"].text
             assert answers["events"].status_code == 200
             assert "event: status" in answers["events"].text
-            assert answers["cancel"].status_code == 286, answers["cancel"].text
-            assert answers["submit"].status_code == 200, answers["submit"].text
-            cancelled = backend.get(doomed.id, **OWNER)
-            assert cancelled is not None
-            assert cancelled.state is JobState.CANCELLED
+            assert_submitted_and_cancelled(answers, backend, doomed.id)
         finally:
             backend.close()
