@@ -90,6 +90,7 @@ _PLACEHOLDER_WORDS = sorted(
 _PLACEHOLDERS = re.compile("|".join(_PLACEHOLDER_WORDS), re.I)
 _SEPARATORS = re.compile(r"[\s_.,:;!?/\\|+=-]+")
 _TOKEN = re.compile(r"^[A-Za-z0-9_-]{32,128}\Z")
+_HEX_DIGITS = frozenset("0123456789abcdefABCDEF")
 _CSRF_KEY_LABEL = b"hedron csrf key v1"
 
 
@@ -173,7 +174,8 @@ def secret_strength_bits(secret: str) -> float:
 
     Placeholder words, separators, runs (``aaaa``, ``1234``, ``abcd``) and repeated stretches
     are taken out; each character left counts log2 of the alphabet it and its neighbours are
-    drawn from (lower case 26, upper case 26, digits 10, other 33).
+    drawn from (lower case 26, upper case 26, digits 10, other 33; a secret made of hex digits
+    only counts at least 16).
 
     Example:
         >>> secret_strength_bits("changeme-changeme-changeme-12345") < 128
@@ -189,6 +191,8 @@ def secret_strength_bits(secret: str) -> float:
         + 10 * any(c.isdigit() for c in left)
         + 33 * any(not c.isalnum() for c in left)
     )
+    if left and all(c in _HEX_DIGITS for c in secret):  # hex: 16 symbols, even if only 0-9 show
+        alphabet = max(alphabet, 16)
     return len(left) * math.log2(alphabet) if alphabet > 1 else 0.0
 
 
