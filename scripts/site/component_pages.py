@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import html
 import inspect
+import re
 from typing import Any
 
 from griffe_examples import plain_roles
@@ -62,7 +63,11 @@ def component_page(info: Any, render: Any) -> str:
     out += ["", "## Example", "", f"`{info.name}.example()` renders to:", ""]
     out += ["```html", markup, "```", ""]
     out += ["Preview (htmx is not active on this page):", ""]
-    out += [f'<div class="hedron-preview" hx-disable markdown="0">{markup}</div>', ""]
+    preview = markup
+    if re.match(r"<(input|select|textarea)\b", markup):
+        # a bare control has no name of its own (a Field gives it one): label the preview
+        preview = f"<label>{html.escape(info.name)} (example) {markup}</label>"
+    out += [f'<div class="hedron-preview" hx-disable markdown="0">{preview}</div>', ""]
     module = info.cls.__module__.split("._")[0]
     ref = "../../reference/hedron_core.md"
     out += [f"API: `{module}.{info.name}`, see the [API reference]({ref})."]

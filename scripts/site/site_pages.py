@@ -60,7 +60,7 @@ def widget_html(recipe: RecipeInfo, download: int | None = None) -> str:
 
     Without JavaScript it only says that the demo needs it (the recorded transcript below is
     open): its buttons are ``hidden`` and the text that promises a run is a ``<template>``,
-    both shown by the script. ``download`` is what the first click downloads, in bytes (the
+    both shown by :data:`GO_LIVE`. ``download`` is what the first click downloads, in bytes (the
     runtime's manifest), told to the reader when known.
     """
     name = html.escape(recipe.name)
@@ -88,11 +88,23 @@ request. The Python runtime{size} loads on the first click.</template>
 """
 
 
+# Placed right after the recorded transcript, run as the page is read (before it is painted,
+# so nothing jumps): with JavaScript the widget shows its buttons and the text that promises a
+# run, and the record folds away. ``tryit.mjs`` makes the buttons work.
+GO_LIVE = (
+    "<script>(() => { const record = document.currentScript.previousElementSibling;"
+    " const widget = record.previousElementSibling;"
+    ' const intro = widget.querySelector("template.tryit__intro");'
+    ' widget.querySelector(".tryit__status").replaceChildren(intro.content.cloneNode(true));'
+    ' widget.querySelector(".tryit__bar").hidden = false; record.open = false; })();</script>'
+)
+
+
 def widget_block(recipe: RecipeInfo, download: int | None = None) -> str:
     """The widget followed by the recorded transcript (included, and the widget's fallback).
 
-    The recorded transcript is open (``???+``) for a reader without JavaScript; the widget's
-    script closes it.
+    The recorded transcript is open (``???+``) for a reader without JavaScript;
+    :data:`GO_LIVE` closes it.
     """
     out = [widget_html(recipe, download), ""]
     out += ['???+ note tryit-recorded "Recorded transcript (what the test suite asserts)"', ""]
@@ -101,6 +113,7 @@ def widget_block(recipe: RecipeInfo, download: int | None = None) -> str:
         out += ["    ```text", f'    --8<-- "{transcript}"', "    ```", ""]
     else:  # a recipe that just landed: `python scripts/site/transcripts.py --update` records it
         out += ["    No transcript has been recorded for this recipe yet.", ""]
+    out += [GO_LIVE, ""]
     return "\n".join(out)
 
 

@@ -193,12 +193,7 @@ class Widget {
     for (const button of this.buttons) {
       button.addEventListener("click", () => this.act(button.dataset.action));
     }
-    // The script runs: the live widget replaces what a reader without JavaScript sees (a
-    // note that the demo needs it, and the recorded transcript open below).
-    const intro = root.querySelector("template.tryit__intro");
-    if (intro) this.status.replaceChildren(intro.content.cloneNode(true));
-    root.querySelector(".tryit__bar").hidden = false;
-    if (this.recordedBlock) this.recordedBlock.open = false;
+    // (the page's own script after the widget has shown its buttons: site_pages.GO_LIVE)
     root.dataset.state = "idle";
   }
 

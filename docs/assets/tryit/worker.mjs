@@ -127,7 +127,9 @@ async function getFile(name, init, type) {
   if (hit) return hit;
   let response;
   try {
-    response = await realFetch(new URL(name, PYODIDE), init);
+    // "no-cache": a copy in the HTTP cache is used only once the server says it is current
+    // (a server that sends no cache headers lets the browser guess, and it may guess wrong)
+    response = await realFetch(new URL(name, PYODIDE), { ...init, cache: "no-cache" });
   } catch {
     throw new DownloadError(name, "the connection failed");
   }
@@ -420,8 +422,9 @@ function reasonOf(error) {
   if (error instanceof DownloadError) return error.message;
   const text = String(error && error.message ? error.message : error);
   if (/^The server sends/.test(text)) return text;
-  // a Python traceback: its last line says what it was
-  const last = text.trim().split("\n").pop();
+  // a Python traceback: its exception line says what it was
+  const lines = text.trim().split("\n");
+  const last = lines.findLast((line) => /^[\w.]+(Error|Exception|Exit)\b/.test(line)) || lines.pop();
   if (stage === "Importing the libraries") return `The Python libraries could not be imported (${last})`;
   if (stage === "Installing packages") return `The Python packages could not be installed (${last})`;
   if (pythonRuns) return `Python could not be started (${last})`;
