@@ -68,7 +68,13 @@ def source() -> str:
 
 
 def violations(page: Any) -> list[dict[str, Any]]:
-    """Serious and critical axe violations of ``page`` (every frame), the theme's left out."""
+    """Serious and critical axe violations of ``page`` (every frame), the theme's left out.
+
+    Judged once the page has settled: a line still fading in has, for that quarter of a
+    second, less contrast than it will have.
+    """
+    settled = "() => document.getAnimations().every((a) => a.playState !== 'running')"
+    page.wait_for_function(settled)
     for frame in page.frames:
         if not frame.evaluate("() => typeof axe !== 'undefined'"):
             frame.add_script_tag(content=source())
