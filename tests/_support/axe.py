@@ -37,22 +37,42 @@ THEME = (
     ("color-contrast", ".md-copyright"),
 )
 
-# Runs axe in the page's top frame (it reaches same-origin frames that have axe too) and keeps
-# the serious and critical violations that are not the theme's.
+# Runs axe in the page and, one by one, in each same-origin frame (the hedron demo panel), and
+# keeps the serious and critical violations that are not the theme's. Not through axe's own frame
+# messaging: the panel's document runs on the demo's virtual clock (``panel.mjs`` replaces its
+# timers), so axe in it gets the page's real timers while it runs, and they are put back after.
 RUN = """async (theme) => {
-  // elementRef: the element itself (axe's selector for it may be a bare ":root")
-  const result = await axe.run(document, { resultTypes: ["violations"], elementRef: true });
+  const frames = (doc) => [...doc.querySelectorAll("iframe")].flatMap((frame) =>
+    frame.contentDocument ? [frame, ...frames(frame.contentDocument)] : []);
+  const timers = ["setTimeout", "clearTimeout", "setInterval", "clearInterval"];
+  const runIn = async (win, doc) => {
+    const saved = timers.map((name) => win[name]);
+    if (win !== window) for (const name of timers) win[name] = window[name].bind(window);
+    try {
+      // elementRef: the element itself (axe's selector for it may be a bare ":root")
+      return await win.axe.run(doc, { resultTypes: ["violations"], elementRef: true,
+        iframes: false });
+    } finally {
+      timers.forEach((name, i) => { win[name] = saved[i]; });
+    }
+  };
   const out = [];
-  for (const violation of result.violations) {
-    if (!["serious", "critical"].includes(violation.impact)) continue;
-    const nodes = violation.nodes.filter((node) => {
-      const top = node.target.length === 1
-        ? node.element || document.querySelector(node.target[0]) : null;
-      return !theme.some(([rule, selector]) =>
-        rule === violation.id && top && top.closest(selector));
-    });
-    if (nodes.length) out.push({ id: violation.id, impact: violation.impact,
-      nodes: nodes.map((n) => `${n.target.join(" >>> ")} ${n.html}: ${n.failureSummary}`) });
+  const docs = [[window, document, ""],
+    ...frames(document).map((f) => [f.contentWindow, f.contentDocument, "iframe >>> "])];
+  for (const [win, doc, prefix] of docs) {
+    const result = await runIn(win, doc);
+    for (const violation of result.violations) {
+      if (!["serious", "critical"].includes(violation.impact)) continue;
+      const nodes = violation.nodes.filter((node) => {
+        const top = doc === document && node.target.length === 1
+          ? node.element || document.querySelector(node.target[0]) : null;
+        return !theme.some(([rule, selector]) =>
+          rule === violation.id && top && top.closest(selector));
+      });
+      const said = (n) => `${prefix}${n.target.join(" >>> ")} ${n.html}: ${n.failureSummary}`;
+      if (nodes.length) out.push({ id: violation.id, impact: violation.impact,
+        nodes: nodes.map(said) });
+    }
   }
   return out;
 }"""
@@ -78,7 +98,7 @@ def violations(page: Any) -> list[dict[str, Any]]:
     page.wait_for_function(SETTLED)
     # axe into the page and into every same-origin frame (the hedron demo panel's document is
     # written into its iframe by the page, so it is reached through the page, not Playwright's
-    # frame list): axe in the top frame asks each frame's axe for its part
+    # frame list)
     page.evaluate(INJECT, source())
     return list(page.evaluate(RUN, [list(pair) for pair in THEME]))
 
