@@ -9,6 +9,7 @@ import httpx
 import lockfile  # scripts/site (on the path through conftest.py)
 import pytest
 from tryit import Demo, run_blocking
+from tryit._recipes import Action
 from tryit._record import Recorder, RecordingApp, redact, seen
 from tryit._server import DemoClock, VirtualTimeApp, engine_verdict
 
@@ -21,6 +22,14 @@ def test_demo_table_defaults_and_clear_errors() -> None:
     demo = Demo.parse({}, "x/recipe.toml")
     assert (demo.interval, demo.window, demo.page, demo.click) == (1.0, 30.0, "/", None)
     assert Demo.parse({"click": "form button", "interval": 2}, "w").click == "form button"
+    # click is one action at 0 s; actions are timed clicks, in the order given
+    assert Demo.parse({"click": "b"}, "w").scripted == (Action("b", 0.0),)
+    timed = Demo.parse({"actions": [{"click": "form button"}, {"click": ".x", "at": 3}]}, "w")
+    assert timed.scripted == (Action("form button", 0.0), Action(".x", 3.0))
+    assert timed.as_dict()["actions"] == [
+        {"click": "form button", "at": 0.0},
+        {"click": ".x", "at": 3.0},
+    ]
     bad: list[tuple[dict[str, Any], str]] = [
         ({"clicks": "b"}, r"unknown keys \['clicks'\]"),
         ({"interval": 0}, "interval must be a number of seconds > 0"),
@@ -28,6 +37,14 @@ def test_demo_table_defaults_and_clear_errors() -> None:
         ({"click": ["a", "b"]}, "click must be a non-empty string"),
         ({"page": "tasks"}, "page must be a path starting with '/'"),
         ({"adapter": "aiohttp"}, "adapter must be 'requests' or 'httpx'"),
+        ({"click": "a", "actions": [{"click": "b"}]}, "both click and actions"),
+        ({"actions": []}, "actions must be a non-empty list of tables"),
+        ({"actions": ["b"]}, "actions entries must be tables"),
+        ({"actions": [{"click": "b", "when": 1}]}, r"unknown keys \['when'\]"),
+        ({"actions": [{"click": ""}]}, "actions click must be a non-empty CSS selector"),
+        ({"actions": [{"click": "b", "at": -1}]}, "actions at must be a number of seconds >= 0"),
+        ({"actions": [{"click": "b", "at": True}]}, "actions at must be a number of seconds"),
+        ({"actions": [{"click": "b", "at": 40}]}, "actions at 40 s lies beyond the window"),
     ]
     for table, message in bad:
         with pytest.raises(ValueError, match=message):

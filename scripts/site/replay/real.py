@@ -27,6 +27,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 from tryit._recipes import Recipe
@@ -86,13 +87,38 @@ def _more_than(recorder: Recorder, count: int) -> Callable[[], bool]:
     return lambda: recorder.count() > count
 
 
+PANEL = Path(__file__).resolve().parents[3] / "docs" / "assets" / "tryit" / "panel.mjs"
+
 # When htmx has started (DOMContentLoaded: its polls' timers start then) the page notes the
-# instant in wall-clock milliseconds, and the reader clicks at once (as the demo does at
-# virtual time 0). The listener is on the window, so htmx's own (on the document) runs first.
-_ON_READY = """(selector) => addEventListener("DOMContentLoaded", () => {
+# instant in wall-clock milliseconds and sets the reader's scripted clicks on its own (real)
+# timers with the demo panel's own scheduleActions. The listener is on the window, so htmx's
+# own (on the document) runs first, as in the demo.
+# (The function's source is part of the script: the page's CSP would refuse an eval.)
+_ON_READY = """(actions) => addEventListener("DOMContentLoaded", () => {
   window.__tryitReady = performance.timeOrigin + performance.now();
-  if (selector) document.querySelector(selector).click();  // htmx's own listener ran first
+  window.__tryitNotes = [];
+  (SCHEDULE)(window, actions, (text) => window.__tryitNotes.push(text));
 })"""
+
+_sources: dict[str, str] = {}
+
+
+async def panel_function(browser: Any, name: str) -> str:
+    """The source of ``panel.mjs``'s exported function ``name``, read by the browser itself
+    (the module imported in a blank page), so a real page runs the very code the demo runs."""
+    if name not in _sources:
+        page = await browser.new_page()
+        try:
+            _sources[name] = await page.evaluate(
+                """async ([source, name]) => {
+                  const url = URL.createObjectURL(new Blob([source], { type: "text/javascript" }));
+                  return String((await import(url))[name]);
+                }""",
+                [PANEL.read_text(encoding="utf-8"), name],
+            )
+        finally:
+            await page.close()
+    return _sources[name]
 
 
 async def replay_hedron(browser: Any, recipe: Recipe) -> Recorder:
@@ -104,10 +130,14 @@ async def replay_hedron(browser: Any, recipe: Recipe) -> Recorder:
         try:
             page = await context.new_page()
             page.on("pageerror", lambda error: errors.append(str(error)))
-            await page.add_init_script(f"({_ON_READY})({json.dumps(recipe.demo.click)})")
+            actions = [a.as_dict() for a in recipe.demo.scripted]
+            schedule = await panel_function(browser, "scheduleActions")
+            script = _ON_READY.replace("SCHEDULE", schedule, 1)
+            await page.add_init_script(f"({script})({json.dumps(actions)})")
             await page.goto(base_url + recipe.demo.page)  # returns once the page has loaded
             recorder.page_ready(await page.evaluate("window.__tryitReady") / 1000)
             how = await asyncio.to_thread(_wait_until_quiet, recorder, recipe)
+            errors += await page.evaluate("window.__tryitNotes")
         finally:
             await context.close()
     if errors:
