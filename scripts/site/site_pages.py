@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from scriptload import load_script
+from tryit._recipes import load_recipe
 
 LANGS = {".py": "python", ".toml": "toml", ".txt": "text", ".md": "markdown", ".sh": "bash"}
 
@@ -31,6 +32,7 @@ class RecipeInfo:
     requirements: tuple[str, ...]
     has_transcript: bool
     exported: bool
+    driver: str = "page"  #: who sends the demo's requests (``tryit.Recipe.driver``)
 
 
 def read_recipes(root: Path) -> list[RecipeInfo]:
@@ -51,6 +53,7 @@ def read_recipes(root: Path) -> list[RecipeInfo]:
             requirements=r.requirements,
             has_transcript=(r.folder / "transcript.txt").is_file(),
             exported=(root / "docs" / "examples" / r.name).is_dir(),
+            driver=load_recipe(r.name, root / "recipes").driver,
         )
         for r in examples.load_recipes(root / "recipes")
     ]
@@ -64,7 +67,8 @@ def widget_html(recipe: RecipeInfo, download: int | None = None) -> str:
     """
     name = html.escape(recipe.name)
     size = f" (about {max(1, round(download / 1e6))}&nbsp;MB)" if download else ""
-    return f"""<div class="tryit" data-tryit="{name}" data-library="{recipe.library}">
+    return f"""<div class="tryit" data-tryit="{name}" data-library="{recipe.library}"
+ data-driver="{recipe.driver}">
 <div class="tryit__bar">
 <button type="button" class="md-button md-button--primary tryit__step"
  data-action="step">Step</button>

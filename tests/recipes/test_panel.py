@@ -23,7 +23,7 @@ from tryit._recipes import Action
 
 pytestmark = pytest.mark.browser
 
-HEDRON = [n for n in recipe_names() if load_recipe(n).library == "hedron"]
+HEDRON = [n for n in recipe_names() if load_recipe(n).driver == "page"]
 
 
 @pytest.fixture(scope="module")

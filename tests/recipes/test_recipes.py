@@ -17,7 +17,7 @@ from tryit._record import as_text
 
 ROOT = Path(__file__).resolve().parents[2]
 NAMES = recipe_names()
-RESQ = [n for n in NAMES if load_recipe(n).library == "resq"]
+RESQ = [n for n in NAMES if load_recipe(n).driver == "client"]  # resq, and hedron + client.py
 
 
 def test_recipes_are_found_in_the_repository() -> None:
@@ -42,6 +42,8 @@ def test_recipe_folder_follows_the_format(name: str) -> None:
     load_recipe(name)  # its [demo] table is valid
     if data["library"] == "resq":
         assert {"server.py", "client.py"} <= set(data["files"])
+    elif "client.py" in data["files"]:  # a hedron app shown with a script
+        assert load_recipe(name).driver == "client"
     else:
         assert "app.py" in data["files"]
 

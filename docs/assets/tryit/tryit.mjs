@@ -216,7 +216,7 @@ class Widget {
       return;
     }
     this.root.dataset.state = "running";
-    if (this.root.dataset.library === "hedron") {
+    if (this.root.dataset.driver === "page") {
       // hedron: the app's page runs in the demo panel, its htmx sends the requests (panel.mjs)
       const started = performance.now();
       this.demo ||= await openDemoPanel(this, rt);

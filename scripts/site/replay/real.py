@@ -240,8 +240,8 @@ async def replay_all(browser: Any, recipes: list[Recipe]) -> dict[str, Recorder 
                 done.append(exc)
         return done
 
-    hedron = [r for r in recipes if r.library == "hedron"]
-    clients = [r for r in recipes if r.library != "hedron"]
+    hedron = [r for r in recipes if r.driver == "page"]
+    clients = [r for r in recipes if r.driver == "client"]
     results = await asyncio.gather(
         pages(),
         *(asyncio.to_thread(replay_resq, r) for r in clients),

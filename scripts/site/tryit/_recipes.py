@@ -148,6 +148,16 @@ class Recipe:
     demo: Demo = field(default_factory=Demo)
 
     @property
+    def driver(self) -> str:
+        """Who sends the demo's requests: ``"client"``, the recipe's ``client.py``
+        (``main(client)``: every resq recipe, and a hedron app shown with a script), or
+        ``"page"``, the app's own page in the demo panel, its htmx (the other hedron
+        recipes)."""
+        if self.library == "resq" or (self.folder / "client.py").is_file():
+            return "client"
+        return "page"
+
+    @property
     def app_file(self) -> str:
         """The file holding the ASGI ``app``: ``server.py`` (resq) or ``app.py`` (hedron)."""
         return "server.py" if self.library == "resq" else "app.py"

@@ -69,7 +69,7 @@ async def boot() -> str:
 @functools.cache  # every click asks; recipe.toml files do not change during a visit
 def _needs_blocking(name: str) -> bool:
     recipe = load_recipe(name)
-    return recipe.library == "resq" and recipe.demo.adapter == "requests"
+    return recipe.driver == "client" and recipe.demo.adapter == "requests"
 
 
 async def handle(message: str) -> str:
