@@ -34,6 +34,7 @@ from tryit._recipes import Recipe
 from tryit._record import Recorder, RecordingApp
 from tryit._server import engine_verdict, runner_of, static_prefix
 
+from replay.stack import Served, real_stack
 from tests._support.live_server import serve
 
 QUIET_INTERVALS = 1.5  # a page that sent nothing for this many poll intervals has stopped
@@ -63,6 +64,19 @@ def real_app(recipe: Recipe, recorder: Recorder) -> Iterator[str]:
             stop()
 
 
+@contextlib.contextmanager
+def served(recipe: Recipe, recorder: Recorder) -> Iterator[Served]:
+    """The recipe's app, answering for real: in this process (:func:`real_app`), or, for a
+    recipe with a ``[real]`` table, in processes of its own beside its services and workers
+    (:func:`replay.stack.real_stack`)."""
+    if recipe.real is not None:
+        with real_stack(recipe, recorder) as stack:
+            yield stack
+        return
+    with real_app(recipe, recorder) as base_url:
+        yield Served(base_url, recipe.folder, dict(os.environ))
+
+
 def _recorder(recipe: Recipe, **kwargs: Any) -> Recorder:
     demo = recipe.demo
     # wall-clock seconds: the browser says when its page loaded in the same time
@@ -72,14 +86,27 @@ def _recorder(recipe: Recipe, **kwargs: Any) -> Recorder:
 # --- hedron: the page in Chromium -------------------------------------------------------------
 
 
+def _scripted_until(recipe: Recipe) -> float:
+    """Seconds from the time origin until the run's last scripted event (a timed click, the
+    app's restart): a page that is quiet before it has not stopped."""
+    times = [a.at for a in recipe.demo.scripted]
+    if recipe.real is not None and recipe.real.restart is not None:
+        times.append(recipe.real.restart.start)
+    return max(times, default=0.0)
+
+
 def _wait_until_quiet(recorder: Recorder, recipe: Recipe) -> str:
     """Block until the page has stopped (``"idle"``) or the window is over (``"window"``)."""
     quiet = QUIET_INTERVALS * recipe.demo.interval
+    scripted = _scripted_until(recipe)
     while True:
         left = recipe.demo.window - recorder.elapsed()
         if left <= 0:
             return "window"
-        if not recorder.wait(_more_than(recorder, recorder.count()), timeout=min(quiet, left)):
+        more = _more_than(recorder, recorder.count())
+        if not recorder.wait(more, timeout=min(quiet, left)) and (
+            recorder.elapsed() - quiet >= scripted  # quiet since the last scripted event
+        ):
             return "idle" if quiet <= left else "window"
 
 
@@ -123,9 +150,9 @@ async def panel_function(browser: Any, name: str) -> str:
 
 async def replay_hedron(browser: Any, recipe: Recipe) -> Recorder:
     """Open the recipe's page for real, do its click, record until it stops."""
-    recorder = _recorder(recipe)
+    recorder = _recorder(recipe, origin_from_page=True)
     errors: list[str] = []
-    with real_app(recipe, recorder) as base_url:
+    with served(recipe, recorder) as app:
         context = await browser.new_context()
         try:
             page = await context.new_page()
@@ -134,7 +161,7 @@ async def replay_hedron(browser: Any, recipe: Recipe) -> Recorder:
             schedule = await panel_function(browser, "scheduleActions")
             script = _ON_READY.replace("SCHEDULE", schedule, 1)
             await page.add_init_script(f"({script})({json.dumps(actions)})")
-            await page.goto(base_url + recipe.demo.page)  # returns once the page has loaded
+            await page.goto(app.base_url + recipe.demo.page)  # returns once the page loaded
             recorder.page_ready(await page.evaluate("window.__tryitReady") / 1000)
             how = await asyncio.to_thread(_wait_until_quiet, recorder, recipe)
             errors += await page.evaluate("window.__tryitNotes")
@@ -184,19 +211,20 @@ class _Output:
 _RAISED = re.compile(r"^(?P<kind>[A-Za-z_][\w.]*): ?(?P<text>.*)$")
 
 
-def replay_resq(recipe: Recipe) -> Recorder:
-    """Run ``server.py`` under uvicorn and ``python client.py`` against it, for real."""
+def replay_client(recipe: Recipe) -> Recorder:
+    """Run the app (``server.py`` or ``app.py``) for real and ``python client.py`` against
+    it."""
     output: _Output
     recorder = _recorder(
         recipe, ok=engine_verdict(recipe.demo.adapter), before_request=lambda: output.drain()
     )
     output = _Output(recorder)
-    with real_app(recipe, recorder) as base_url, tempfile.TemporaryFile() as errors:
-        env = {**os.environ, "BASE_URL": base_url, "PYTHONUNBUFFERED": "1"}
+    with served(recipe, recorder) as app, tempfile.TemporaryFile() as errors:
+        env = {**app.env, "BASE_URL": app.base_url, "PYTHONUNBUFFERED": "1"}
         env.pop("HEDRON_JOB_RUNNER", None)
         with subprocess.Popen(
             [sys.executable, "client.py"],
-            cwd=recipe.folder,
+            cwd=app.folder,
             env=env,
             stdout=subprocess.PIPE,
             stderr=errors,
@@ -244,7 +272,7 @@ async def replay_all(browser: Any, recipes: list[Recipe]) -> dict[str, Recorder 
     clients = [r for r in recipes if r.driver == "client"]
     results = await asyncio.gather(
         pages(),
-        *(asyncio.to_thread(replay_resq, r) for r in clients),
+        *(asyncio.to_thread(replay_client, r) for r in clients),
         return_exceptions=True,
     )
     first, *rest = results

@@ -10,6 +10,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from tryit._real import Real
+
 _counter = itertools.count()
 
 
@@ -139,6 +141,8 @@ class Recipe:
         library: ``"resq"`` or ``"hedron"``.
         title: Its title.
         demo: Its ``[demo]`` table.
+        real: Its ``[real]`` table: what a real run needs that a browser cannot run (then
+            the recipe has no "Try it").
     """
 
     name: str
@@ -146,6 +150,12 @@ class Recipe:
     library: str
     title: str = ""
     demo: Demo = field(default_factory=Demo)
+    real: Real | None = None
+
+    @property
+    def in_browser(self) -> bool:
+        """Whether the recipe runs in the browser (it has no ``[real]`` table)."""
+        return self.real is None
 
     @property
     def driver(self) -> str:
@@ -184,7 +194,7 @@ def load_recipe(name: str, root: Path | None = None) -> Recipe:
 
     Raises:
         ValueError: no recipe of that name, its ``library`` is unknown, or its ``[demo]``
-            table is wrong (the message names the key).
+            or ``[real]`` table is wrong (the message names the key).
     """
     folder = (root or recipes_root()) / name
     toml = folder / "recipe.toml"
@@ -194,6 +204,8 @@ def load_recipe(name: str, root: Path | None = None) -> Recipe:
     library = data.get("library")
     if library not in ("resq", "hedron"):
         raise ValueError(f"recipe {name!r}: library must be 'resq' or 'hedron', got {library!r}")
-    demo = Demo.parse(dict(data.get("demo", {})), f"recipes/{name}/recipe.toml")
+    where = f"recipes/{name}/recipe.toml"
+    demo = Demo.parse(dict(data.get("demo", {})), where)
+    real = Real.parse(data["real"], where) if "real" in data else None
     title = str(data.get("title", name))
-    return Recipe(name=name, folder=folder, library=library, title=title, demo=demo)
+    return Recipe(name=name, folder=folder, library=library, title=title, demo=demo, real=real)
