@@ -159,8 +159,9 @@ def _client_file(plan: RunPlan) -> str:
 def _hedron_sections(recipe: Recipe, plan: RunPlan, transcript: Transcript | None) -> str:
     out = []
     if transcript is not None and transcript.steps:
+        where = "in the browser demo" if recipe.in_browser else "in a real run"
         out.append(
-            "What the page asks and shows, as the test suite recorded it in the browser demo "
+            f"What the page asks and shows, as the test suite recorded it {where} "
             "(`t=` is the time since the page opened; each line shows the request, its status "
             "and the text the page then shows):\n\n"
             + fence([s.line for s in transcript.steps], "text")

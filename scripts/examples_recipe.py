@@ -45,6 +45,8 @@ class Recipe:
         requirements: what the example needs installed (``"hedron"``, ``"uvicorn"``, ...).
         form_data: hedron apps with a form: the fields ``curl -d`` sends with it besides the
             CSRF token (``"steps=3"``); empty when the form has none.
+        in_browser: the recipe runs in the browser demo (it has no ``[real]`` table, which
+            says what a real run needs besides it: the transcript is a real run's).
     """
 
     name: str
@@ -56,6 +58,7 @@ class Recipe:
     run: tuple[str, ...]
     requirements: tuple[str, ...]
     form_data: str = ""
+    in_browser: bool = True
 
 
 def _string_list(data: Mapping[str, object], key: str, where: str) -> tuple[str, ...]:
@@ -125,6 +128,7 @@ def load_recipe(folder: Path) -> Recipe:
         run=_string_list(data, "run", where),
         requirements=_string_list(data, "requirements", where),
         form_data=form_data,
+        in_browser="real" not in data,
     )
     run_plan(recipe)  # refuses a run it cannot turn into a block that works when pasted
     return recipe
@@ -261,10 +265,10 @@ def run_block(plan: RunPlan) -> list[str]:
             f"{plan.server.command}; kill {stop}",
         ]
     wait = f"curl -s -o /dev/null --retry 30 --retry-connrefused --retry-delay 1 {plan.server.url}/"
-    first = "the services and " if services else ""
+    what = "the services and the server" if services else "the server"
     return [
-        f"# Start {first}the server in the background, wait until it answers, run the client, "
-        "stop them.",
+        f"# Start {what} in the background, wait until it answers, run the client, stop "
+        + ("them." if services else "it."),
         *services,
         f"{plan.server.command} & {SERVER_VAR}=$!",
         " \\\n  && ".join([wait, *plan.clients]),
