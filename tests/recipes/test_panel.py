@@ -23,7 +23,9 @@ from tryit._recipes import Action
 
 pytestmark = pytest.mark.browser
 
-HEDRON = [n for n in recipe_names() if load_recipe(n).driver == "page"]
+HEDRON = [
+    n for n in recipe_names() if load_recipe(n).driver == "page" and load_recipe(n).in_browser
+]
 
 
 @pytest.fixture(scope="module")

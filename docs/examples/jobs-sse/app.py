@@ -16,7 +16,8 @@ backend = InMemoryJobBackend()  # local demo only; SQLiteJobBackend on a real ho
 
 async def report(ctx: TaskContext) -> dict[str, int]:
     for k in range(3):
-        ctx.progress(k, 3, f"Reading log {k + 1} of 3")
+        if k:  # each change lasts 1.2 s: every one of them is seen (read every 0.5 s)
+            ctx.progress(k, 3, f"Reading log {k + 1} of 3")
         await ctx.sleep(1.2)
     return {"lines": 1200}
 

@@ -157,6 +157,11 @@ class Recipe:
         """Whether the recipe runs in the browser (it has no ``[real]`` table)."""
         return self.real is None
 
+    def check_in_browser(self) -> None:
+        """Raise ``ValueError`` (saying why) if the recipe cannot run in the demo."""
+        if self.real is not None:
+            raise ValueError(f"recipe {self.name} does not run in a browser: {self.real.why}")
+
     @property
     def driver(self) -> str:
         """Who sends the demo's requests: ``"client"``, the recipe's ``client.py``

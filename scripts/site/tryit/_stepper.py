@@ -200,6 +200,7 @@ def open_demo(name: str, **kwargs: Any) -> Stepper:
             the page's htmx (the demo panel), not stepped here.
     """
     recipe = load_recipe(name)
+    recipe.check_in_browser()
     if recipe.driver != "client":
         raise ValueError(
             f"recipe {name}: hedron recipes are driven by the page's demo panel (panel.mjs), "
