@@ -47,6 +47,9 @@ class Recipe:
             CSRF token (``"steps=3"``); empty when the form has none.
         in_browser: the recipe runs in the browser demo (it has no ``[real]`` table, which
             says what a real run needs besides it: the transcript is a real run's).
+        later: what the recorded run does after opening the page and submitting its form
+            (the ``[demo]`` actions after the first, a ``[real]`` restart), in words; the
+            transcript's last answer comes after them.
     """
 
     name: str
@@ -59,6 +62,7 @@ class Recipe:
     requirements: tuple[str, ...]
     form_data: str = ""
     in_browser: bool = True
+    later: tuple[str, ...] = ()
 
 
 def _string_list(data: Mapping[str, object], key: str, where: str) -> tuple[str, ...]:
@@ -129,9 +133,28 @@ def load_recipe(folder: Path) -> Recipe:
         requirements=_string_list(data, "requirements", where),
         form_data=form_data,
         in_browser="real" not in data,
+        later=_later(data),
     )
     run_plan(recipe)  # refuses a run it cannot turn into a block that works when pasted
     return recipe
+
+
+def _later(data: Mapping[str, object]) -> tuple[str, ...]:
+    """The recorded run's scripted events after its first click, in words (``recipe.toml``
+    itself is checked by the demo driver, ``scripts/site/tryit``)."""
+    demo, real = data.get("demo"), data.get("real")
+    later = []
+    actions = demo.get("actions", []) if isinstance(demo, dict) else []
+    for action in actions[1:] if isinstance(actions, list) else []:
+        if isinstance(action, dict):
+            later.append(f"at {action.get('at', 0):g} s it clicks `{action.get('click')}`")
+    restart = real.get("restart") if isinstance(real, dict) else None
+    if isinstance(restart, dict):
+        later.append(
+            f"at {restart.get('stop'):g} s it stops the server with Ctrl+C and at "
+            f"{restart.get('start'):g} s starts it again"
+        )
+    return tuple(later)
 
 
 def load_recipes(recipes_dir: Path) -> list[Recipe]:

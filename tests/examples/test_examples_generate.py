@@ -365,3 +365,26 @@ def test_an_extra_of_a_local_distribution_brings_its_requirements(
     )
     with pytest.raises(ValueError, match="hedron has no extra 'rq'"):
         examples.example_inputs(dataclasses.replace(recipe, requirements=("hedron[rq]",)), deps)
+
+
+def test_what_the_recorded_run_does_after_the_submit_is_said_in_the_readme(
+    examples: ModuleType, recipes_dir: Path
+) -> None:
+    """A second scripted click, or a restart, changes the run's last answer: the README says
+    what the recorded run did, and that curl only submits the form."""
+    toml = recipes_dir / "demo-poll" / "recipe.toml"
+    toml.write_text(
+        toml.read_text()
+        + '\n[demo]\nactions = [{ click = "form button" }, { click = ".cancel", at = 3 }]\n'
+        + "\n[real]\nwhy = 'x'\nrestart = { stop = 3.5, start = 5 }\n"
+    )
+    (recipe,) = [r for r in examples.load_recipes(recipes_dir) if r.name == "demo-poll"]
+    assert recipe.later == (
+        "at 3 s it clicks `.cancel`",
+        "at 3.5 s it stops the server with Ctrl+C and at 5 s starts it again",
+    )
+    assert not recipe.in_browser
+    readme = examples.examples_docs.readme(recipe, SITE, [])
+    assert "The run recorded below does more: at 3 s it clicks `.cancel`; at 3.5 s" in readme
+    assert "it only submits the form" in readme
+    assert "as the test suite recorded it in a real run" in readme
