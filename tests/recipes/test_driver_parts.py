@@ -9,6 +9,7 @@ import httpx
 import lockfile  # scripts/site (on the path through conftest.py)
 import pytest
 from tryit import Demo, run_blocking
+from tryit._real import Real, Restart
 from tryit._recipes import Action
 from tryit._record import Recorder, RecordingApp, redact, seen
 from tryit._server import DemoClock, VirtualTimeApp, engine_verdict
@@ -166,3 +167,48 @@ def test_lockfile_refuses_a_wheel_whose_dependency_is_not_served() -> None:
     lock = lockfile.build_lock(sorted(wheels.glob("*.whl")), {"python": "3.14.2"})
     assert lock["packages"]["httpx"]["imports"] == ["httpx"]
     assert "sniffio" not in lock["packages"]["anyio"]["depends"]  # not required on 3.14
+
+
+def test_real_table_reads_what_a_real_run_needs_and_names_each_bad_key() -> None:
+    real = Real.parse(
+        {
+            "why": "It needs Redis.",
+            "services": ["redis"],
+            "workers": [{"command": "rq worker -u $HEDRON_REDIS_URL q", "ready": "Listening"}],
+            "restart": {"stop": 3.5, "start": 5},
+            "env": {"B": "2", "A": "1"},
+        },
+        "w",
+    )
+    assert real.services == ("redis",)
+    assert real.workers[0].argv == ["rq", "worker", "-u", "$HEDRON_REDIS_URL", "q"]
+    assert real.restart == Restart(3.5, 5.0)
+    assert real.env == (("A", "1"), ("B", "2"))
+    good = {"why": "x"}
+    bad: list[tuple[dict[str, Any], str]] = [
+        ({}, "why must be a non-empty string"),
+        ({"why": 'say "no"'}, "why must not contain a double quote"),
+        ({**good, "processes": []}, r"unknown keys \['processes'\]"),
+        ({**good, "services": ["postgres"]}, r"services must list some of \['redis'\]"),
+        ({**good, "workers": ["celery"]}, "workers must be a list of tables"),
+        ({**good, "workers": [{"command": "celery"}]}, "workers ready must be a non-empty"),
+        ({**good, "restart": {"stop": 5, "start": 3}}, "restart start must come after its stop"),
+        ({**good, "restart": {"stop": -1, "start": 3}}, "restart stop must be a number"),
+        ({**good, "env": {"A": 1}}, "env must map names to strings"),
+    ]
+    for table, message in bad:
+        with pytest.raises(ValueError, match=message):
+            Real.parse(table, "recipes/x/recipe.toml")
+
+
+@pytest.mark.browser
+def test_the_real_replay_clicks_with_the_panels_own_function() -> None:
+    """The real page gets panel.mjs's scheduleActions, read from the module by the browser."""
+    from replay._loop import BrowserLoop
+    from replay.real import panel_function
+
+    with BrowserLoop() as loop:
+        source = loop.run(panel_function(loop.browser, "scheduleActions"))
+    assert source.startswith("function scheduleActions(win, actions, onNote)")
+    assert "win.setTimeout(" in source
+    assert "action.at * 1000" in source
