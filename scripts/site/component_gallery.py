@@ -174,11 +174,12 @@ def field_example() -> Component:
 
 
 def input_example() -> Component:
-    from hedron import Input, Stack
+    from hedron import Field, Input, Stack
 
+    # an Input inside a Field gets its label (a bare one has no accessible name)
     return Stack(
-        Input("email", type="email", placeholder="you@example.org", required=True),
-        Input("newsletter", type="checkbox", checked=True),
+        Field("Email", Input("email", type="email", placeholder="you@example.org", required=True)),
+        Field("Send me the newsletter", Input("newsletter", type="checkbox", checked=True)),
         gap="sm",
     )
 

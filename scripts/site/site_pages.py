@@ -64,27 +64,35 @@ def read_recipes(root: Path) -> list[RecipeInfo]:
 
 
 def widget_html(recipe: RecipeInfo, download: int | None = None) -> str:
-    """The server-rendered "Try it" widget; ``tryit.mjs`` makes it live on click.
+    """The server-rendered "Try it" widget; ``tryit.mjs`` makes it live.
 
-    ``download`` is what the first click downloads, in bytes (the runtime's manifest), told
-    to the reader when known.
+    Without JavaScript it only says that the demo needs it (the recorded transcript below is
+    open): its buttons are ``hidden`` and the text that promises a run is a ``<template>``,
+    both shown by :data:`GO_LIVE`. ``download`` is what the first click downloads, in bytes (the
+    runtime's manifest), told to the reader when known.
     """
     name = html.escape(recipe.name)
+    label = html.escape(f"Try it: {recipe.title}")
     size = f" (about {max(1, round(download / 1e6))}&nbsp;MB)" if download else ""
-    return f"""<div class="tryit" data-tryit="{name}" data-library="{recipe.library}"
- data-driver="{recipe.driver}">
-<div class="tryit__bar">
+    return f"""<section class="tryit" data-tryit="{name}" data-library="{recipe.library}"
+ data-driver="{recipe.driver}" aria-label="{label}">
+<div class="tryit__bar" hidden>
 <button type="button" class="md-button md-button--primary tryit__step"
  data-action="step">Step</button>
+<button type="button" class="md-button md-button--primary tryit__retry" data-action="retry"
+ hidden>Retry</button>
 <button type="button" class="md-button tryit__run" data-action="run">Run to end</button>
 <button type="button" class="md-button tryit__reset" data-action="reset">Reset</button>
 </div>
-<p class="tryit__status" role="status">Runs the code below in your browser: each <b>Step</b> is one
-request. The Python runtime{size} loads on the first click.</p>
+<p class="tryit__status">This demo runs the code in your browser and needs JavaScript, which
+is off or blocked here. The transcript the test suite recorded is shown below.</p>
+<template class="tryit__intro">Runs the code below in your browser: each <b>Step</b> is one
+request. The Python runtime{size} loads on the first click.</template>
+<div class="tryit__live" role="status"></div>
 <progress class="tryit__progress" aria-label="Loading the Python runtime" hidden></progress>
 <div class="tryit__panel" hx-disable hidden></div>
-<ol class="tryit__transcript" aria-live="polite" aria-label="Transcript of this run"></ol>
-</div>
+<ol class="tryit__transcript" tabindex="0" aria-label="Transcript of this run"></ol>
+</section>
 """
 
 
@@ -104,15 +112,32 @@ def real_run_block(recipe: RecipeInfo) -> str:
     return "\n".join(out)
 
 
+# Placed right after the recorded transcript, run as the page is read (before it is painted,
+# so nothing jumps): with JavaScript the widget shows its buttons and the text that promises a
+# run, and the record folds away. ``tryit.mjs`` makes the buttons work.
+GO_LIVE = (
+    "<script>(() => { const record = document.currentScript.previousElementSibling;"
+    " const widget = record.previousElementSibling;"
+    ' const intro = widget.querySelector("template.tryit__intro");'
+    ' widget.querySelector(".tryit__status").replaceChildren(intro.content.cloneNode(true));'
+    ' widget.querySelector(".tryit__bar").hidden = false; record.open = false; })();</script>'
+)
+
+
 def widget_block(recipe: RecipeInfo, download: int | None = None) -> str:
-    """The widget followed by the recorded transcript (included, and the widget's fallback)."""
+    """The widget followed by the recorded transcript (included, and the widget's fallback).
+
+    The recorded transcript is open (``???+``) for a reader without JavaScript;
+    :data:`GO_LIVE` closes it.
+    """
     out = [widget_html(recipe, download), ""]
-    out += ['??? note tryit-recorded "Recorded transcript (what the test suite asserts)"', ""]
+    out += ['???+ note tryit-recorded "Recorded transcript (what the test suite asserts)"', ""]
     if recipe.has_transcript:
         transcript = f"recipes/{recipe.name}/transcript.txt"
         out += ["    ```text", f'    --8<-- "{transcript}"', "    ```", ""]
     else:  # a recipe that just landed: `python scripts/site/transcripts.py --update` records it
         out += ["    No transcript has been recorded for this recipe yet.", ""]
+    out += [GO_LIVE, ""]
     return "\n".join(out)
 
 

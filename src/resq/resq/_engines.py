@@ -74,11 +74,12 @@ class RequestsEngine:
         net_timeout: float | None,
         options: dict[str, Any],
         transport: requests.adapters.BaseAdapter | None,
+        where: str = "Requests()",
     ) -> None:
         unknown = sorted(set(options) - _REQUESTS_OPTIONS)
         if unknown:
             raise TypeError(
-                f"Requests(): unknown client option {unknown[0]!r} for adapter='requests'; "
+                f"{where}: unknown client option {unknown[0]!r} for adapter='requests'; "
                 f"expected any of {', '.join(sorted(_REQUESTS_OPTIONS))}"
             )
         self.closed = False

@@ -16,6 +16,8 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
+from ._machine import check_number
+
 __all__ = ["VirtualClock", "current_clock", "use_clock"]
 
 Clock = Callable[[], float]
@@ -43,10 +45,12 @@ def now() -> float:
 
 
 def check_clock(clock: object, where: str) -> Clock | None:
-    """``clock`` if it is ``None`` or callable, else ``TypeError`` naming the parameter."""
-    if clock is not None and not callable(clock):
+    """``None`` or a callable returning "now" in seconds; else a ``TypeError`` naming it."""
+    if clock is not None and (isinstance(clock, type) or not callable(clock)):
+        got = repr(clock) if isinstance(clock, type) else type(clock).__name__
         raise TypeError(
-            f"{where}: clock must be a callable returning seconds, got {type(clock).__name__}"
+            f"{where}: clock must be a callable returning seconds (time.time, a VirtualClock) "
+            f"or None, got {got}"
         )
     return clock
 
@@ -110,9 +114,7 @@ class VirtualClock:
     """
 
     def __init__(self, start: float = 0.0) -> None:
-        if isinstance(start, bool) or not isinstance(start, int | float):
-            raise TypeError("VirtualClock: start must be a number")
-        self._now = float(start)
+        self._now = check_number(start, "start", "VirtualClock", negative=True)
         self._lock = threading.Lock()
 
     def __call__(self) -> float:
@@ -124,18 +126,16 @@ class VirtualClock:
 
     def advance(self, seconds: float) -> float:
         """Move forward by ``seconds`` (``>= 0``) and return the new time."""
-        if isinstance(seconds, bool) or not isinstance(seconds, int | float):
-            raise TypeError("VirtualClock.advance: seconds must be a number")
-        if seconds < 0:
+        step = check_number(seconds, "seconds", "VirtualClock.advance", negative=True)
+        if step < 0:
             raise ValueError("VirtualClock.advance: seconds must be >= 0 (time never goes back)")
         with self._lock:
-            self._now += float(seconds)
+            self._now += step
             return self._now
 
     def advance_to(self, when: float) -> float:
         """Move forward to ``when`` if it lies ahead (never backwards); return the new time."""
-        if isinstance(when, bool) or not isinstance(when, int | float):
-            raise TypeError("VirtualClock.advance_to: when must be a number")
+        target = check_number(when, "when", "VirtualClock.advance_to", negative=True)
         with self._lock:
-            self._now = max(self._now, float(when))
+            self._now = max(self._now, target)
             return self._now

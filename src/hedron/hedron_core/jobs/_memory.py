@@ -14,6 +14,7 @@ from ._machine import (
     IdempotencyConflictError,
     IllegalTransitionError,
     JobNotFoundError,
+    check_number,
     check_transition,
     coerce_state,
     make_progress,
@@ -65,12 +66,11 @@ class InMemoryJobBackend:
                 "HEDRON_ENV=production (jobs would be lost on restart and invisible to other "
                 "workers); use SQLiteJobBackend or a Redis backend"
             )
-        if isinstance(retention_s, bool) or not isinstance(retention_s, int | float):
-            raise TypeError("InMemoryJobBackend: retention_s must be a number")
-        if retention_s < 0:
-            raise ValueError("InMemoryJobBackend: retention_s must be >= 0")
+        retention = check_number(
+            retention_s, "retention_s", "InMemoryJobBackend", infinite="keep finished jobs for ever"
+        )
         self._clock = clock_or_current(clock, "InMemoryJobBackend")
-        self._retention_s = float(retention_s)
+        self._retention_s = retention
         self._lock = threading.Lock()
         self._jobs: dict[str, JobStatus] = {}
         self._payload_json: dict[str, str] = {}

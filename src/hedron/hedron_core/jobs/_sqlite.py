@@ -18,6 +18,7 @@ from ._machine import (
     IdempotencyConflictError,
     IllegalTransitionError,
     JobNotFoundError,
+    check_number,
     coerce_state,
     make_progress,
     new_job_id,
@@ -72,6 +73,7 @@ _CLAIMABLE = (
     "AND (state = 'queued' OR lease_until IS NULL OR lease_until <= ?)"
 )
 _SYNC_MODES = ("OFF", "NORMAL", "FULL", "EXTRA")
+_MAX_BUSY_S = (2**31 - 1) / 1000  # SQLite keeps the busy timeout in an int of milliseconds
 
 
 class SQLiteJobBackend:
@@ -124,15 +126,17 @@ class SQLiteJobBackend:
             )
         if not isinstance(synchronous, str) or synchronous.upper() not in _SYNC_MODES:
             raise ValueError(f"SQLiteJobBackend: synchronous must be one of {_SYNC_MODES}")
-        if isinstance(retention_s, bool) or not isinstance(retention_s, int | float):
-            raise TypeError("SQLiteJobBackend: retention_s must be a number")
-        if retention_s < 0:
-            raise ValueError("SQLiteJobBackend: retention_s must be >= 0")
+        retention = check_number(
+            retention_s, "retention_s", "SQLiteJobBackend", infinite="keep finished jobs for ever"
+        )
+        busy = check_number(
+            busy_timeout_s, "busy_timeout_s", "SQLiteJobBackend", maximum=_MAX_BUSY_S
+        )
         self.path = Path(text)
         self._clock = clock_or_current(clock, "SQLiteJobBackend")
-        self._retention_s = float(retention_s)
+        self._retention_s = retention
         self._synchronous = synchronous.upper()
-        self._busy_timeout_s = float(busy_timeout_s)
+        self._busy_timeout_s = busy
         self._local = threading.local()
         self._all: list[sqlite3.Connection] = []
         self._all_lock = threading.Lock()

@@ -80,7 +80,10 @@ class SteppingRunner:
         clock: Callable[[], float] | None = None,
         worker: str = "stepping-runner",
     ) -> None:
+        _check_runner_backend(backend, "SteppingRunner")
         _check_tasks(tasks, "SteppingRunner")
+        if not isinstance(worker, str) or not worker.strip():
+            raise TypeError(f"SteppingRunner: worker must be a non-empty str, got {worker!r:.40}")
         self.backend = backend
         self.tasks = dict(tasks)
         self._clock = check_clock(clock, "SteppingRunner")
@@ -256,6 +259,20 @@ def _as_coroutine(awaitable: Any) -> Coroutine[Any, Any, Any] | Generator[Any, N
     if inspect.iscoroutine(awaitable):
         return awaitable
     return awaitable.__await__()  # type: ignore[no-any-return]
+
+
+def _check_runner_backend(backend: object, owner: str) -> None:
+    """A claiming backend instance (``InMemoryJobBackend()``, ``SQLiteJobBackend(path)``)."""
+    if isinstance(backend, type) or not isinstance(backend, ClaimingJobBackend):
+        what = (
+            f"the class {backend.__name__}"
+            if isinstance(backend, type)
+            else (type(backend).__name__)
+        )
+        raise TypeError(
+            f"{owner}: backend must be a claiming job backend instance such as "
+            f"InMemoryJobBackend() or SQLiteJobBackend(path), got {what}"
+        )
 
 
 def _check_tasks(tasks: object, owner: str) -> None:
