@@ -148,11 +148,14 @@ def suite_pins(dev_requirements: Path = DEV_REQUIREMENTS) -> dict[str, str]:
 
 
 def local_dependencies(root: Path = REPO_ROOT) -> dict[str, tuple[str, ...]]:
-    """Return each local distribution's requirements (``project.dependencies``)."""
+    """Return each local distribution's requirements (``project.dependencies``), and those of
+    each of its extras under ``"dist[extra]"`` (``project.optional-dependencies``)."""
     deps = {}
     for dist in LOCAL_DISTRIBUTIONS:
         data = tomllib.loads((root / "src" / dist / "pyproject.toml").read_text(encoding="utf-8"))
         deps[dist] = tuple(str(d) for d in data["project"].get("dependencies", []))
+        for extra, more in data["project"].get("optional-dependencies", {}).items():
+            deps[f"{dist}[{extra}]"] = tuple(str(d) for d in more)
     return deps
 
 
@@ -185,6 +188,10 @@ def example_inputs(
         if name in local_deps:
             local.append(name)
             third += local_deps[name]
+            for extra in sorted(req.extras):
+                if f"{name}[{extra}]" not in local_deps:
+                    raise ValueError(f"recipe {recipe.name!r}: {name} has no extra {extra!r}")
+                third += local_deps[f"{name}[{extra}]"]
         else:
             third.append(str(req))
     return local, third

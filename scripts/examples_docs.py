@@ -39,22 +39,31 @@ def _quote(text: str) -> str:
     return "“" + text.rstrip("…").rstrip() + ("…”" if text.endswith("…") else "”")
 
 
-def _hedron_sees(plan: RunPlan, transcript: Transcript | None) -> str:
+def _hedron_sees(recipe: Recipe, plan: RunPlan, transcript: Transcript | None) -> str:
     url = plan.server.url + (transcript.page.path if transcript and transcript.page else "/")
     if transcript is None or transcript.page is None or transcript.last is None:
         return f"Open <{url}> in a browser (stop the server with Ctrl+C)."
     then = "Submit its form: the" if transcript.submit else "The"
+    opened = f"Open <{url}> in a browser: the page reads {_quote(transcript.page.seen)}."
+    if recipe.later:
+        return (
+            f"{opened} {then} status region asks the app for news until it answers HTTP 286 "
+            "(htmx's stop-polling status). The run recorded below does more: "
+            + "; ".join(recipe.later)
+            + f"; its last answer reads {_quote(transcript.last.seen)}. Stop the server with "
+            "Ctrl+C."
+        )
     return (
-        f"Open <{url}> in a browser: the page reads {_quote(transcript.page.seen)}. {then} "
-        "status region asks the app for news until it answers HTTP 286 (htmx's "
-        f"stop-polling status) with {_quote(transcript.last.seen)}. Stop the server with Ctrl+C."
+        f"{opened} {then} status region asks the app for news until it answers HTTP 286 "
+        f"(htmx's stop-polling status) with {_quote(transcript.last.seen)}. Stop the server "
+        "with Ctrl+C."
     )
 
 
-def _expected(plan: RunPlan, transcript: Transcript | None) -> str:
+def _expected(recipe: Recipe, plan: RunPlan, transcript: Transcript | None) -> str:
     """What the run ends with: the client's lines, or what the browser shows."""
     if not plan.background:
-        return _hedron_sees(plan, transcript)
+        return _hedron_sees(recipe, plan, transcript)
     if transcript is None or not transcript.printed:
         return "The client prints its result; the block then stops the server."
     last = transcript.last
@@ -99,7 +108,7 @@ pinned by hash.
 
 {fence(run_block(plan), title=RUN_TITLE)}
 
-{_expected(plan, transcript)}
+{_expected(recipe, plan, transcript)}
 
 The example's `README.md` says what each file is for, how to point it elsewhere and {more}.
 Or take the archive and check it yourself (on macOS: `shasum -a 256 -c`):
@@ -159,8 +168,9 @@ def _client_file(plan: RunPlan) -> str:
 def _hedron_sections(recipe: Recipe, plan: RunPlan, transcript: Transcript | None) -> str:
     out = []
     if transcript is not None and transcript.steps:
+        where = "in the browser demo" if recipe.in_browser else "in a real run"
         out.append(
-            "What the page asks and shows, as the test suite recorded it in the browser demo "
+            f"What the page asks and shows, as the test suite recorded it {where} "
             "(`t=` is the time since the page opened; each line shows the request, its status "
             "and the text the page then shows):\n\n"
             + fence([s.line for s in transcript.steps], "text")
@@ -181,7 +191,9 @@ def _hedron_sections(recipe: Recipe, plan: RunPlan, transcript: Transcript | Non
         + " `BASE_URL` says where the app is.\n\n"
         + fence(curl_block(plan, transcript, recipe.form_data), title=CURL_TITLE)
         + "\n\nIt prints the status of each poll and ends with the final fragment, the one "
-        "answered with 286. The files it writes (`cookies.txt`, `answer.html`) are scratch."
+        "answered with 286"
+        + (" (it only submits the form: the job runs to its own end)" if recipe.later else "")
+        + ". The files it writes (`cookies.txt`, `answer.html`) are scratch."
     )
     out.append(
         "## Stop the server\n\nPress Ctrl+C in the terminal where uvicorn runs. Another port: "
@@ -231,7 +243,7 @@ the other packages from your package index. On Windows: `py -3 -m venv .venv` an
 
 {what_run}
 
-{_expected(plan, transcript)}
+{_expected(recipe, plan, transcript)}
 
 {sections}
 

@@ -3,7 +3,8 @@ it shows (part of ``scripts/examples.py``, which re-exports :class:`Recipe` and 
 
 A recipe's ``run`` lists its commands the way a reader would type them: one ``uvicorn``
 command, either in the background (``… &``) followed by the client command(s), or alone in the
-foreground (a hedron app the reader opens in a browser). :func:`run_plan` reads them, and the
+foreground (a hedron app the reader opens in a browser); before it, services it needs, each in
+the background (``redis-server … &``, ``celery … worker &``). :func:`run_plan` reads them, and the
 shell blocks the page, the README, the manifest and the download script's "Next:" show are
 derived from that plan here, once: :func:`setup_block`, :func:`run_block`, :func:`curl_block`.
 What a run must end with comes from the recipe's ``transcript.txt`` (:class:`Transcript`).
@@ -44,6 +45,11 @@ class Recipe:
         requirements: what the example needs installed (``"hedron"``, ``"uvicorn"``, ...).
         form_data: hedron apps with a form: the fields ``curl -d`` sends with it besides the
             CSRF token (``"steps=3"``); empty when the form has none.
+        in_browser: the recipe runs in the browser demo (it has no ``[real]`` table, which
+            says what a real run needs besides it: the transcript is a real run's).
+        later: what the recorded run does after opening the page and submitting its form
+            (the ``[demo]`` actions after the first, a ``[real]`` restart), in words; the
+            transcript's last answer comes after them.
     """
 
     name: str
@@ -55,6 +61,8 @@ class Recipe:
     run: tuple[str, ...]
     requirements: tuple[str, ...]
     form_data: str = ""
+    in_browser: bool = True
+    later: tuple[str, ...] = ()
 
 
 def _string_list(data: Mapping[str, object], key: str, where: str) -> tuple[str, ...]:
@@ -124,9 +132,29 @@ def load_recipe(folder: Path) -> Recipe:
         run=_string_list(data, "run", where),
         requirements=_string_list(data, "requirements", where),
         form_data=form_data,
+        in_browser="real" not in data,
+        later=_later(data),
     )
     run_plan(recipe)  # refuses a run it cannot turn into a block that works when pasted
     return recipe
+
+
+def _later(data: Mapping[str, object]) -> tuple[str, ...]:
+    """The recorded run's scripted events after its first click, in words (``recipe.toml``
+    itself is checked by the demo driver, ``scripts/site/tryit``)."""
+    demo, real = data.get("demo"), data.get("real")
+    later = []
+    actions = demo.get("actions", []) if isinstance(demo, dict) else []
+    for action in actions[1:] if isinstance(actions, list) else []:
+        if isinstance(action, dict):
+            later.append(f"at {action.get('at', 0):g} s it clicks `{action.get('click')}`")
+    restart = real.get("restart") if isinstance(real, dict) else None
+    if isinstance(restart, dict):
+        later.append(
+            f"at {restart.get('stop'):g} s it stops the server with Ctrl+C and at "
+            f"{restart.get('start'):g} s starts it again"
+        )
+    return tuple(later)
 
 
 def load_recipes(recipes_dir: Path) -> list[Recipe]:
@@ -162,6 +190,7 @@ class RunPlan:
     server: Server
     background: bool  #: the server runs behind the client commands, which end the run
     clients: tuple[str, ...]
+    services: tuple[str, ...] = ()  #: started first, in the background (without the ``&``)
 
 
 def _server(command: str, where: str) -> Server:
@@ -191,7 +220,8 @@ def run_plan(recipe: Recipe) -> RunPlan:
 
     Two shapes work when pasted: ``uvicorn … &`` then the client commands (the generated block
     waits for the server, runs them and stops the server), or one foreground ``uvicorn …``
-    (stopped with Ctrl+C).
+    (stopped with Ctrl+C). Either may follow services started in the background
+    (``redis-server … &``), which the block stops at its end.
 
     Raises:
         ValueError: any other shape, naming the recipe and ``run``.
@@ -205,15 +235,20 @@ def run_plan(recipe: Recipe) -> RunPlan:
     background = first.endswith("&")
     server = _server(first.removesuffix("&").strip(), where)
     clients = tuple(commands[servers[0] + 1 :])
-    if servers[0] != 0:
-        raise ValueError(f"{where}: the uvicorn command must come first, got {commands!r}")
+    services = commands[: servers[0]]
+    if any(not c.endswith("&") for c in services):
+        raise ValueError(
+            f"{where}: the commands before uvicorn are services and must run in the background "
+            f"(end with &), got {commands!r}"
+        )
     if background and not clients:
         raise ValueError(f"{where}: {first!r} runs in the background, but no command follows")
     if not background and clients:
         raise ValueError(f"{where}: {first!r} never returns, so {clients[0]!r} would never run")
     if any(c.endswith("&") for c in clients):
         raise ValueError(f"{where}: only the uvicorn command may run in the background")
-    return RunPlan(server=server, background=background, clients=clients)
+    services = tuple(c.removesuffix("&").strip() for c in services)
+    return RunPlan(server=server, background=background, clients=clients, services=services)
 
 
 VENV_LINE = "python3 -m venv .venv && . .venv/bin/activate"
@@ -234,16 +269,33 @@ def setup_block(name: str) -> list[str]:
     return [f"cd {name}", VENV_LINE, INSTALL_LINE]
 
 
+def service_var(index: int) -> str:
+    """The shell variable holding the pid of the plan's service ``index`` (0-based)."""
+    return f"SERVICE{index + 1}"
+
+
 def run_block(plan: RunPlan) -> list[str]:
     """The run commands, pasted as one block into bash (see :func:`run_plan`)."""
+    services = [f"{c} & {service_var(i)}=$!" for i, c in enumerate(plan.services)]
+    stop = " ".join(f"${service_var(i)}" for i in range(len(plan.services)))
     if not plan.background:
-        return [plan.server.command]
+        if not services:
+            return [plan.server.command]
+        return [
+            "# Start the services in the background, then the app: Ctrl+C stops the app, and",
+            "# the services with it.",
+            *services,
+            f"{plan.server.command}; kill {stop}",
+        ]
     wait = f"curl -s -o /dev/null --retry 30 --retry-connrefused --retry-delay 1 {plan.server.url}/"
+    what = "the services and the server" if services else "the server"
     return [
-        "# Start the server in the background, wait until it answers, run the client, stop it.",
+        f"# Start {what} in the background, wait until it answers, run the client, stop "
+        + ("them." if services else "it."),
+        *services,
         f"{plan.server.command} & {SERVER_VAR}=$!",
         " \\\n  && ".join([wait, *plan.clients]),
-        f"kill ${SERVER_VAR}",
+        " ".join([f"kill ${SERVER_VAR}", stop]).strip(),
     ]
 
 

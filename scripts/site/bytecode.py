@@ -90,6 +90,8 @@ async def probe(wheels: list[str], entry: str) -> set[str]:
     await driver.boot()
     recipes = importlib.import_module("tryit._recipes")
     for name in recipes.recipe_names():
+        if not recipes.load_recipe(name).in_browser:
+            continue  # needs processes of its own ([real]): never runs in the browser
         for action in ("run", "reset"):
             try:  # sync recipes need JSPI, which Node lacks: their imports come from boot
                 await driver.handle(json.dumps({"action": action, "recipe": name}))

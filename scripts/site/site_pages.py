@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 from scriptload import load_script
+from tryit._recipes import load_recipe
 
 LANGS = {".py": "python", ".toml": "toml", ".txt": "text", ".md": "markdown", ".sh": "bash"}
 
@@ -31,6 +32,9 @@ class RecipeInfo:
     requirements: tuple[str, ...]
     has_transcript: bool
     exported: bool
+    driver: str = "page"  #: who sends the demo's requests (``tryit.Recipe.driver``)
+    #: Why it does not run in a browser (its ``[real] why``); empty when it does.
+    not_in_browser: str = ""
 
 
 def read_recipes(root: Path) -> list[RecipeInfo]:
@@ -51,8 +55,11 @@ def read_recipes(root: Path) -> list[RecipeInfo]:
             requirements=r.requirements,
             has_transcript=(r.folder / "transcript.txt").is_file(),
             exported=(root / "docs" / "examples" / r.name).is_dir(),
+            driver=demo.driver,
+            not_in_browser=demo.real.why if demo.real is not None else "",
         )
         for r in examples.load_recipes(root / "recipes")
+        for demo in [load_recipe(r.name, root / "recipes")]
     ]
 
 
@@ -68,7 +75,7 @@ def widget_html(recipe: RecipeInfo, download: int | None = None) -> str:
     label = html.escape(f"Try it: {recipe.title}")
     size = f" (about {max(1, round(download / 1e6))}&nbsp;MB)" if download else ""
     return f"""<section class="tryit" data-tryit="{name}" data-library="{recipe.library}"
- aria-label="{label}">
+ data-driver="{recipe.driver}" aria-label="{label}">
 <div class="tryit__bar" hidden>
 <button type="button" class="md-button md-button--primary tryit__step"
  data-action="step">Step</button>
@@ -87,6 +94,22 @@ request. The Python runtime{size} loads on the first click.</template>
 <ol class="tryit__transcript" tabindex="0" aria-label="Transcript of this run"></ol>
 </section>
 """
+
+
+def real_run_block(recipe: RecipeInfo) -> str:
+    """For a recipe that cannot run in a browser: why (its ``[real] why``), where to run it,
+    and the transcript of a real run (what the test suite runs and asserts)."""
+    out = ['!!! note "This recipe does not run in your browser"', ""]
+    out += [f"    {recipe.not_in_browser}", ""]
+    out += [
+        "    [Run it on your machine](#run-it-on-your-machine) instead. Here is the transcript",
+        "    of a real run: the test suite runs it for real, with the same processes, and",
+        "    checks that it still gives exactly this.",
+        "",
+    ]
+    if recipe.has_transcript:
+        out += ["```text", f'--8<-- "recipes/{recipe.name}/transcript.txt"', "```", ""]
+    return "\n".join(out)
 
 
 # Placed right after the recorded transcript, run as the page is read (before it is painted,
@@ -147,6 +170,8 @@ def embed_widgets(
         if name not in by_name:
             raise ValueError(f"{where}: <!-- tryit: {name} --> names no recipe under recipes/")
         recipe = by_name[name]
+        if recipe.not_in_browser:
+            raise ValueError(f"{where}: <!-- tryit: {name} -->: that recipe has no Try it")
         caption = (
             f'<p class="tryit-recipe" markdown="span">Runs the recipe '
             f"**[{recipe.title}]({_recipe_link(name, where)})** (`recipes/{name}/`).</p>"
@@ -180,7 +205,10 @@ def recipe_page(
     if step_line:
         out += [f'<p class="path-step" markdown="span">{step_line}</p>', ""]
     out += [f'--8<-- "{base}/page.md"', ""]
-    out += ["## Try it", "", widget_block(recipe, download), ""]
+    if recipe.not_in_browser:
+        out += ["## A real run", "", real_run_block(recipe), ""]
+    else:
+        out += ["## Try it", "", widget_block(recipe, download), ""]
     out += ["## The code", ""]
     for file in recipe.files:
         lang = LANGS.get(Path(file).suffix, "text")

@@ -1,11 +1,12 @@
 """Check or regenerate the committed recipe transcripts (``recipes/<name>/transcript.txt``).
 
-Runs every recipe folder as the "Try it" demo runs it: resq recipes on CPython with the driver
-the browser's worker runs, hedron recipes through the demo panel (``panel.mjs``, the real
-htmx) in headless Chromium, answered by the same in-process server on CPython. With
-``--real`` it also runs each recipe for real (uvicorn, real time, Chromium or
-``python client.py``) and compares that too: what ``tests/recipes/test_real_replay.py``
-asserts.
+Runs every recipe folder as the "Try it" demo runs it: recipes with a client (every resq
+recipe) on CPython with the driver the browser's worker runs, the others through the demo
+panel (``panel.mjs``, the real htmx) in headless Chromium, answered by the same in-process
+server on CPython. With ``--real`` it also runs each recipe for real (uvicorn, real time,
+Chromium or ``python client.py``) and compares that too: what
+``tests/recipes/test_real_replay.py`` asserts. A recipe with a ``[real]`` table (separate
+processes: Redis, workers, a restart) has no demo: its real run is its transcript.
 
 Usage::
 
@@ -41,24 +42,35 @@ def _differs(name: str, what: str, committed: str, produced: str) -> None:
 def main(argv: list[str]) -> int:
     update, real = "--update" in argv, "--real" in argv
     names = [a for a in argv if not a.startswith("-")] or recipe_names()
+    in_browser = [n for n in names if load_recipe(n).in_browser]
+    # a recipe that cannot run in a browser ([real]) has only its real run to record
+    for_real = names if real else [n for n in names if n not in in_browser]
     status = 0
     with BrowserLoop() as loop:
-        produced = demo_transcripts(names, loop)
-        replays = real_transcripts(names, loop) if real else {}
+        produced = demo_transcripts(in_browser, loop)
+        replays = real_transcripts(for_real, loop) if for_real else {}
     for name in names:
         path = load_recipe(name).transcript_path
         committed = path.read_text(encoding="utf-8") if path.exists() else ""
-        text = as_text(produced[name])
+        if name in produced:
+            text, what = as_text(produced[name]), "demo"
+        else:
+            replay = replays[name]
+            if isinstance(replay, BaseException):
+                print(f"FAILED   {name} (real run): {replay!r}")
+                status = 1
+                continue
+            text, what = as_text(replay.lines), "real run"
         if text == committed:
-            print(f"ok       {name}")
+            print(f"ok       {name} ({what})")
         elif update:
             path.write_text(text, encoding="utf-8")
-            print(f"updated  {name}")
+            print(f"updated  {name} ({what})")
             committed = text
         else:
             status = 1
-            _differs(name, "demo", committed, text)
-        if name in replays:
+            _differs(name, what, committed, text)
+        if name in replays and name in produced:
             replay = replays[name]
             if isinstance(replay, BaseException):
                 status = 1

@@ -305,7 +305,9 @@ def test_an_app_block_serves_what_the_readme_says_and_curl_drives_it(
     codes = re.findall(r"^GET \S+ -> (\d+)$", curl["stdout"], flags=re.M)
     assert codes[-1:] == ["286"], curl
     assert set(codes[:-1]) <= {"200"}, curl
-    assert curl["final_seen"] == transcript.last.seen, curl
+    recipe = load_recipe(ROOT / "recipes" / name)
+    if not recipe.later:  # else the recorded run does more than submit (a Cancel, a restart)
+        assert curl["final_seen"] == transcript.last.seen, curl
     if spec["submit_url"]:  # what the README says about the CSRF token
         assert report["csrf"] == {"without_token": 403, "token_as_field": 200}
     for command, outcome in report["extras"].items():

@@ -199,7 +199,10 @@ def test_quickstart_shows_the_manifests_commands_and_the_archive_check(
             ('"uvicorn app:app --port 8000"', '"uvicorn app:app", "python x.py"'),
             "would never run",
         ),
-        (('"uvicorn app:app --port 8000"', '"python x.py", "uvicorn app:app"'), "must come first"),
+        (
+            ('"uvicorn app:app --port 8000"', '"python x.py", "uvicorn app:app"'),
+            "before uvicorn are services and must run in the background",
+        ),
         (('"uvicorn app:app --port 8000"', '"uvicorn --port 8000"'), "names no module:app"),
     ],
 )
@@ -324,3 +327,64 @@ def test_a_recipe_page_shows_the_quickstart_or_else_the_same_run_block() -> None
     tail = fallback.split("## Run it on your machine\n", 1)[1]
     assert "uvicorn server:app --port 8000 --log-level warning & SERVER=$!" in tail
     assert "kill $SERVER" in tail
+
+
+def test_services_start_first_in_the_background_and_the_block_stops_them(
+    examples: ModuleType, recipes_dir: Path
+) -> None:
+    """``run`` may start services (redis-server, a worker) before uvicorn: the block keeps
+    their pids and stops them after the client, or after Ctrl+C has stopped the app."""
+    toml = recipes_dir / "demo-poll" / "recipe.toml"
+    text = toml.read_text()
+    app = '"uvicorn app:app --port 8000"'
+    assert app in text
+    toml.write_text(text.replace(app, f'"redis-server --port 6379 &", "rq worker &", {app}'))
+    (recipe,) = [r for r in examples.load_recipes(recipes_dir) if r.name == "demo-poll"]
+    plan = examples.run_plan(recipe)
+    assert plan.services == ("redis-server --port 6379", "rq worker")
+    assert examples.run_block(plan)[2:] == [
+        "redis-server --port 6379 & SERVICE1=$!",
+        "rq worker & SERVICE2=$!",
+        "uvicorn app:app --port 8000; kill $SERVICE1 $SERVICE2",
+    ]
+    client = dataclasses.replace(recipe, run=("redis-server &", "uvicorn s:app &", "python c.py"))
+    block = examples.run_block(examples.run_plan(client))
+    assert block[1] == "redis-server & SERVICE1=$!"
+    assert block[-1] == "kill $SERVER $SERVICE1"
+
+
+def test_an_extra_of_a_local_distribution_brings_its_requirements(
+    examples: ModuleType, recipes_dir: Path
+) -> None:
+    (recipe,) = [r for r in examples.load_recipes(recipes_dir) if r.name == "demo-poll"]
+    deps = {**LOCAL_DEPS, "hedron[celery]": ("celery>=5",)}
+    celery = dataclasses.replace(recipe, requirements=("hedron[celery]",))
+    assert examples.example_inputs(celery, deps) == (
+        ["hedron"],
+        ["fastapi>=0.1", "celery>=5", "uvicorn"],
+    )
+    with pytest.raises(ValueError, match="hedron has no extra 'rq'"):
+        examples.example_inputs(dataclasses.replace(recipe, requirements=("hedron[rq]",)), deps)
+
+
+def test_what_the_recorded_run_does_after_the_submit_is_said_in_the_readme(
+    examples: ModuleType, recipes_dir: Path
+) -> None:
+    """A second scripted click, or a restart, changes the run's last answer: the README says
+    what the recorded run did, and that curl only submits the form."""
+    toml = recipes_dir / "demo-poll" / "recipe.toml"
+    toml.write_text(
+        toml.read_text()
+        + '\n[demo]\nactions = [{ click = "form button" }, { click = ".cancel", at = 3 }]\n'
+        + "\n[real]\nwhy = 'x'\nrestart = { stop = 3.5, start = 5 }\n"
+    )
+    (recipe,) = [r for r in examples.load_recipes(recipes_dir) if r.name == "demo-poll"]
+    assert recipe.later == (
+        "at 3 s it clicks `.cancel`",
+        "at 3.5 s it stops the server with Ctrl+C and at 5 s starts it again",
+    )
+    assert not recipe.in_browser
+    readme = examples.examples_docs.readme(recipe, SITE, [])
+    assert "The run recorded below does more: at 3 s it clicks `.cancel`; at 3.5 s" in readme
+    assert "it only submits the form" in readme
+    assert "as the test suite recorded it in a real run" in readme

@@ -62,7 +62,8 @@ def test_hedron_messages_play_the_server_at_the_virtual_time_given() -> None:
     async def go() -> None:
         settings = await _send(action="open", recipe=name, session=session)
         assert settings == {"interval": 2, "window": 30, "page": "/",
-                            "click": "form button[type=submit]", "title": "Jobs poll"}  # fmt: skip
+                            "actions": [{"click": "form button[type=submit]", "at": 0.0}],
+                            "title": "Jobs poll"}  # fmt: skip
         page = await _send(action="request", recipe=name, session=session, method="GET",
                            url="/", headers=[["Accept", "text/html"]], body=None, t=0)  # fmt: skip
         assert page["status"] == 200

@@ -9,6 +9,8 @@ import httpx
 import lockfile  # scripts/site (on the path through conftest.py)
 import pytest
 from tryit import Demo, run_blocking
+from tryit._real import Real, Restart
+from tryit._recipes import Action
 from tryit._record import Recorder, RecordingApp, redact, seen
 from tryit._server import DemoClock, VirtualTimeApp, engine_verdict
 
@@ -21,6 +23,14 @@ def test_demo_table_defaults_and_clear_errors() -> None:
     demo = Demo.parse({}, "x/recipe.toml")
     assert (demo.interval, demo.window, demo.page, demo.click) == (1.0, 30.0, "/", None)
     assert Demo.parse({"click": "form button", "interval": 2}, "w").click == "form button"
+    # click is one action at 0 s; actions are timed clicks, in the order given
+    assert Demo.parse({"click": "b"}, "w").scripted == (Action("b", 0.0),)
+    timed = Demo.parse({"actions": [{"click": "form button"}, {"click": ".x", "at": 3}]}, "w")
+    assert timed.scripted == (Action("form button", 0.0), Action(".x", 3.0))
+    assert timed.as_dict()["actions"] == [
+        {"click": "form button", "at": 0.0},
+        {"click": ".x", "at": 3.0},
+    ]
     bad: list[tuple[dict[str, Any], str]] = [
         ({"clicks": "b"}, r"unknown keys \['clicks'\]"),
         ({"interval": 0}, "interval must be a number of seconds > 0"),
@@ -28,6 +38,14 @@ def test_demo_table_defaults_and_clear_errors() -> None:
         ({"click": ["a", "b"]}, "click must be a non-empty string"),
         ({"page": "tasks"}, "page must be a path starting with '/'"),
         ({"adapter": "aiohttp"}, "adapter must be 'requests' or 'httpx'"),
+        ({"click": "a", "actions": [{"click": "b"}]}, "both click and actions"),
+        ({"actions": []}, "actions must be a non-empty list of tables"),
+        ({"actions": ["b"]}, "actions entries must be tables"),
+        ({"actions": [{"click": "b", "when": 1}]}, r"unknown keys \['when'\]"),
+        ({"actions": [{"click": ""}]}, "actions click must be a non-empty CSS selector"),
+        ({"actions": [{"click": "b", "at": -1}]}, "actions at must be a number of seconds >= 0"),
+        ({"actions": [{"click": "b", "at": True}]}, "actions at must be a number of seconds"),
+        ({"actions": [{"click": "b", "at": 40}]}, "actions at 40 s lies beyond the window"),
     ]
     for table, message in bad:
         with pytest.raises(ValueError, match=message):
@@ -149,3 +167,48 @@ def test_lockfile_refuses_a_wheel_whose_dependency_is_not_served() -> None:
     lock = lockfile.build_lock(sorted(wheels.glob("*.whl")), {"python": "3.14.2"})
     assert lock["packages"]["httpx"]["imports"] == ["httpx"]
     assert "sniffio" not in lock["packages"]["anyio"]["depends"]  # not required on 3.14
+
+
+def test_real_table_reads_what_a_real_run_needs_and_names_each_bad_key() -> None:
+    real = Real.parse(
+        {
+            "why": "It needs Redis.",
+            "services": ["redis"],
+            "workers": [{"command": "rq worker -u $HEDRON_REDIS_URL q", "ready": "Listening"}],
+            "restart": {"stop": 3.5, "start": 5},
+            "env": {"B": "2", "A": "1"},
+        },
+        "w",
+    )
+    assert real.services == ("redis",)
+    assert real.workers[0].argv == ["rq", "worker", "-u", "$HEDRON_REDIS_URL", "q"]
+    assert real.restart == Restart(3.5, 5.0)
+    assert real.env == (("A", "1"), ("B", "2"))
+    good = {"why": "x"}
+    bad: list[tuple[dict[str, Any], str]] = [
+        ({}, "why must be a non-empty string"),
+        ({"why": 'say "no"'}, "why must not contain a double quote"),
+        ({**good, "processes": []}, r"unknown keys \['processes'\]"),
+        ({**good, "services": ["postgres"]}, r"services must list some of \['redis'\]"),
+        ({**good, "workers": ["celery"]}, "workers must be a list of tables"),
+        ({**good, "workers": [{"command": "celery"}]}, "workers ready must be a non-empty"),
+        ({**good, "restart": {"stop": 5, "start": 3}}, "restart start must come after its stop"),
+        ({**good, "restart": {"stop": -1, "start": 3}}, "restart stop must be a number"),
+        ({**good, "env": {"A": 1}}, "env must map names to strings"),
+    ]
+    for table, message in bad:
+        with pytest.raises(ValueError, match=message):
+            Real.parse(table, "recipes/x/recipe.toml")
+
+
+@pytest.mark.browser
+def test_the_real_replay_clicks_with_the_panels_own_function() -> None:
+    """The real page gets panel.mjs's scheduleActions, read from the module by the browser."""
+    from replay._loop import BrowserLoop
+    from replay.real import panel_function
+
+    with BrowserLoop() as loop:
+        source = loop.run(panel_function(loop.browser, "scheduleActions"))
+    assert source.startswith("function scheduleActions(win, actions, onNote)")
+    assert "win.setTimeout(" in source
+    assert "action.at * 1000" in source

@@ -8,6 +8,7 @@ to its committed transcript, one request per step, then Reset and run to its end
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -18,10 +19,13 @@ from replay.panel import PanelPage
 from replay.runs import panel_server
 from tryit import Demo, Recipe, load_recipe, recipe_names
 from tryit import browser as worker
+from tryit._recipes import Action
 
 pytestmark = pytest.mark.browser
 
-HEDRON = [n for n in recipe_names() if load_recipe(n).library == "hedron"]
+HEDRON = [
+    n for n in recipe_names() if load_recipe(n).driver == "page" and load_recipe(n).in_browser
+]
 
 
 @pytest.fixture(scope="module")
@@ -167,14 +171,15 @@ def test_links_and_forms_htmx_does_not_handle_keep_the_panel_on_its_page(
     async def go() -> tuple[list[str], str, int]:
         page = await PanelPage.open(loop.browser, url, synthetic)
         try:
-            await page.step()  # the page is open
+            await page.step()  # the page is open (and the scripted upload waits)
             frame = page.page.frame_locator(".tryit__frame")
             await frame.locator("body").evaluate("body => { body.dataset.mark = 'same' }")
+            before = await page.page.evaluate("() => window.panel.held.length")
             await frame.locator("#away").click()
             await frame.locator("#send").click()
             mark = await frame.locator("body").get_attribute("data-mark")
-            held = await page.page.evaluate("() => window.panel.held.length")
-            return await page.notes(), str(mark), int(held)
+            after = await page.page.evaluate("() => window.panel.held.length")
+            return await page.notes(), str(mark), int(after) - int(before)
         finally:
             await page.close()
 
@@ -212,3 +217,34 @@ def test_a_readers_own_click_is_sent_by_htmx_and_delivered_in_turn(
         "t=1s POST /upload",  # the reader's click, sent by htmx, delivered in its turn
         "t=2s GET /tick",
     ]
+
+
+def test_timed_actions_come_at_their_virtual_time_on_the_pages_own_timers(
+    panel: tuple[BrowserLoop, str], synthetic: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``[demo] actions``: each click is a timer of the page at its time (1.5 s here, between
+    the polls at 1 s and 2 s); a selector that finds nothing is told to the reader."""
+    loop, url = panel
+    recipe = worker.load_recipe(synthetic)
+    actions = (Action("#multi button", 1.5), Action("#nothing-here", 2.5))
+    timed = dataclasses.replace(recipe, demo=dataclasses.replace(recipe.demo, click=None,
+                                                                 actions=actions))  # fmt: skip
+    monkeypatch.setattr(worker, "load_recipe", lambda n: timed)
+
+    async def go() -> tuple[list[list[str]], list[str]]:
+        page = await PanelPage.open(loop.browser, url, synthetic)
+        try:
+            return await _step_to_end(page), await page.notes()
+        finally:
+            await page.close()
+
+    steps, notes = loop.run(go())
+    assert [line.split(" | ")[0] for step in steps for line in step] == [
+        "t=0s GET / -> 200 OK",
+        "t=1s GET /tick -> 200 OK",
+        "t=1s POST /upload -> 200 OK",  # at 1.5 s, shown as its poll slot
+        "t=2s GET /tick -> 200 OK",
+        "t=3s GET /tick -> 200 OK",
+        "= done: window elapsed (3s) before the app answered 286",
+    ]
+    assert notes == ["The demo found nothing to click for “#nothing-here”."]

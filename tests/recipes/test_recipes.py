@@ -8,6 +8,7 @@ transcripts with ``python scripts/site/transcripts.py --update``.
 
 from __future__ import annotations
 
+import re
 import tomllib
 from pathlib import Path
 
@@ -17,7 +18,8 @@ from tryit._record import as_text
 
 ROOT = Path(__file__).resolve().parents[2]
 NAMES = recipe_names()
-RESQ = [n for n in NAMES if load_recipe(n).library == "resq"]
+# resq, and hedron + client.py, in the browser
+RESQ = [n for n in NAMES if load_recipe(n).driver == "client" and load_recipe(n).in_browser]
 
 
 def test_recipes_are_found_in_the_repository() -> None:
@@ -42,6 +44,8 @@ def test_recipe_folder_follows_the_format(name: str) -> None:
     load_recipe(name)  # its [demo] table is valid
     if data["library"] == "resq":
         assert {"server.py", "client.py"} <= set(data["files"])
+    elif "client.py" in data["files"]:  # a hedron app shown with a script
+        assert load_recipe(name).driver == "client"
     else:
         assert "app.py" in data["files"]
 
@@ -119,3 +123,13 @@ def test_unknown_recipe_is_a_clear_error() -> None:
 def test_hedron_recipes_are_not_stepped_in_python() -> None:
     with pytest.raises(ValueError, match=r"driven by the page's demo panel \(panel.mjs\)"):
         open_demo("taskflow")
+
+
+def test_a_recipe_that_needs_separate_processes_has_no_demo() -> None:
+    """A ``[real]`` recipe (Redis and a worker, a restart) is refused by the demo, saying why."""
+    for name in ("scale-celery", "jobs-sse"):
+        real = load_recipe(name).real
+        assert real is not None
+        says = f"recipe {name} does not run in a browser: {real.why}"
+        with pytest.raises(ValueError, match=re.escape(says)):
+            open_demo(name)

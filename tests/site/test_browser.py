@@ -103,7 +103,7 @@ def test_recipe_steps_to_the_committed_transcript_then_resets(visit: Visit, name
     assert ("terminal state" in expected[-1]) == (outcome == "terminal")
     panel = visit.widget().locator(".tryit__panel")
     assert panel.is_visible()
-    if load_recipe(name).library == "hedron":  # the app's own page, run by its htmx
+    if load_recipe(name).driver == "page":  # the app's own page, run by its htmx
         frame = visit.widget().locator(".tryit__frame")
         assert frame.get_attribute("title") == f"Demo app: {load_recipe(name).title}"
         shown = visit.widget().frame_locator(".tryit__frame").locator("body").inner_text()

@@ -39,7 +39,14 @@ def test_recipe_page_shows_every_file_byte_for_byte(built_site: Path, name: str)
         assert blocks[file].rstrip("\n") == source.rstrip("\n"), file
     transcript = (ROOT / "recipes" / name / "transcript.txt").read_text(encoding="utf-8")
     assert html.escape(transcript.splitlines()[0], quote=False) in page
-    assert f'data-tryit="{name}"' in page
+    real = tomllib.loads((ROOT / "recipes" / name / "recipe.toml").read_text()).get("real")
+    if real is None:
+        assert f'data-tryit="{name}"' in page
+    else:  # its page says why it does not run here, and shows a real run instead
+        assert "data-tryit" not in page
+        assert "This recipe does not run in your browser" in page
+        assert html.escape(real["why"], quote=False) in page
+        assert html.escape(transcript.splitlines()[-1], quote=False) in page
 
 
 def test_the_widget_says_how_much_the_first_click_downloads(built_site: Path) -> None:

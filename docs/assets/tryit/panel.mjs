@@ -7,12 +7,28 @@
 //     time order (htmx's polls and settle delays are timers);
 //   - an XMLHttpRequest that hands each request to a transport (the site's worker, where the
 //     recipe's app answers in-process at that virtual time) and holds it until the next Step.
-// One step is one request: it releases the request that waits (or opens the page, or does the
-// reader's next click), lets htmx swap the answer, then runs the timers until htmx sends the
-// next request. The run ends when nothing is left to do, or when the next timer lies beyond
-// the recipe's window; Python then writes the line that says how it ended.
+// One step is one request: it releases the request that waits (or opens the page), lets htmx
+// swap the answer, then runs the timers until htmx sends the next request. The reader's
+// scripted clicks ([demo] actions) are timers of the page too (scheduleActions). The run ends
+// when nothing is left to do, or when the next timer lies beyond the recipe's window; Python
+// then writes the line that says how it ended.
 
 const MAX_STEPS = 500;
+
+// The reader's scripted clicks ([demo] actions, each {click: selector, at: seconds}), set on
+// the page's own timers once htmx has started (call it on DOMContentLoaded). In the demo
+// those timers are virtual, so a click at 3 s comes at virtual time 3; the real replay
+// (scripts/site/replay/real.py) runs this same function, taken from this file, in a real
+// page, on real timers. Self-contained on purpose: the replay injects its source.
+export function scheduleActions(win, actions, onNote) {
+  for (const action of actions) {
+    win.setTimeout(() => {
+      const element = win.document.querySelector(action.click);
+      if (element) element.click();
+      else onNote(`The demo found nothing to click for “${action.click}”.`);
+    }, action.at * 1000);
+  }
+}
 
 function toBase64(bytes) {
   let text = "";
@@ -215,7 +231,6 @@ export class DemoPanel {
     this.settings = null;
     this.timers = new VirtualTimers();
     this.held = [];
-    this.actions = [];
     this.blobs = [];
     this.finished = null;
   }
@@ -267,7 +282,6 @@ export class DemoPanel {
   // --- step 1: the app's page, with its own stylesheet and scripts ------------------------
   async open(lines) {
     this.settings = await this.transport.open();
-    this.actions = this.settings.click ? [this.settings.click] : [];
     const page = await this.send("GET", this.settings.page, [["Accept", "text/html"]]);
     lines.push(...page.lines);
     const doc = new DOMParser().parseFromString(new TextDecoder().decode(page.bytes), "text/html");
@@ -285,7 +299,11 @@ export class DemoPanel {
     win.XMLHttpRequest = demoXMLHttpRequest(win, this);
     const written = frame.contentDocument;
     const loaded = new Promise((resolve) => {
-      written.open();
+      written.open(); // (this drops the window's listeners: add them after it)
+      const actions = this.settings.actions || [];
+      win.addEventListener("DOMContentLoaded", () => scheduleActions(win, actions, this.onNote), {
+        once: true,
+      });
       written.write(`<!DOCTYPE html>${doc.documentElement.outerHTML}`);
       written.close();
       // Its deferred scripts (htmx, hedron.js) run after this, then htmx starts on
@@ -343,23 +361,11 @@ export class DemoPanel {
     fit();
   }
 
-  // --- the reader's scripted clicks ([demo] click) ----------------------------------------
-  click(selector) {
-    const element = this.frame.contentDocument.querySelector(selector);
-    if (!element) {
-      this.onNote(`The demo found nothing to click for “${selector}”.`);
-      return;
-    }
-    element.click();
-  }
-
   // Run the page's timers in time order until htmx sends a request (held for the next step).
-  // The reader's clicks come first: while one is left, only timers due now run.
   async runTimers() {
     while (!this.held.length) {
       const timer = this.timers.earliest();
-      if (!timer) return this.actions.length ? "waiting" : "idle";
-      if (this.actions.length && timer.at > this.timers.now) return "waiting";
+      if (!timer) return "idle";
       if (timer.at > this.windowMs) return "window";
       try {
         this.timers.fire(timer);
@@ -371,27 +377,14 @@ export class DemoPanel {
     return "held";
   }
 
-  // Bring the page to its next request: the one held, else the reader's next click, else
-  // the timers; "held" once one waits, else how the page ended ("idle" or "window").
-  async nextRequest() {
-    while (!this.held.length) {
-      if (this.actions.length) {
-        this.click(this.actions.shift());
-        await settle();
-        continue;
-      }
-      const how = await this.runTimers();
-      if (how !== "held") return how;
-    }
-    return "held";
-  }
-
   async step() {
     if (this.finished) return { ...this.finished, lines: [] };
     const lines = [];
     if (!this.frame) await this.open(lines);
-    else if ((await this.nextRequest()) === "held") await this.deliver(this.held.shift(), lines);
-    // then on to the next request (held for the next step), unless the reader clicks first
+    else if (this.held.length || (await this.runTimers()) === "held") {
+      await this.deliver(this.held.shift(), lines);
+    }
+    // then on to the next request (held for the next step)
     const how = await this.runTimers();
     if ((how === "idle" || how === "window") && !this.held.length) {
       const end = await this.transport.end(how);

@@ -295,7 +295,7 @@ class Widget {
     this.root.dataset.state = "running";
     let answer;
     try {
-      answer = this.root.dataset.library === "hedron"
+      answer = this.root.dataset.driver === "page"
         ? await this.stepPage(action, rt)
         : await this.stepCode(action, rt);
     } catch (error) {

@@ -27,12 +27,14 @@ import tempfile
 import threading
 import time
 from collections.abc import Callable, Iterator
+from pathlib import Path
 from typing import Any
 
 from tryit._recipes import Recipe
 from tryit._record import Recorder, RecordingApp
 from tryit._server import engine_verdict, runner_of, static_prefix
 
+from replay.stack import Served, real_stack
 from tests._support.live_server import serve
 
 QUIET_INTERVALS = 1.5  # a page that sent nothing for this many poll intervals has stopped
@@ -62,6 +64,19 @@ def real_app(recipe: Recipe, recorder: Recorder) -> Iterator[str]:
             stop()
 
 
+@contextlib.contextmanager
+def served(recipe: Recipe, recorder: Recorder) -> Iterator[Served]:
+    """The recipe's app, answering for real: in this process (:func:`real_app`), or, for a
+    recipe with a ``[real]`` table, in processes of its own beside its services and workers
+    (:func:`replay.stack.real_stack`)."""
+    if recipe.real is not None:
+        with real_stack(recipe, recorder) as stack:
+            yield stack
+        return
+    with real_app(recipe, recorder) as base_url:
+        yield Served(base_url, recipe.folder, dict(os.environ))
+
+
 def _recorder(recipe: Recipe, **kwargs: Any) -> Recorder:
     demo = recipe.demo
     # wall-clock seconds: the browser says when its page loaded in the same time
@@ -71,14 +86,27 @@ def _recorder(recipe: Recipe, **kwargs: Any) -> Recorder:
 # --- hedron: the page in Chromium -------------------------------------------------------------
 
 
+def _scripted_until(recipe: Recipe) -> float:
+    """Seconds from the time origin until the run's last scripted event (a timed click, the
+    app's restart): a page that is quiet before it has not stopped."""
+    times = [a.at for a in recipe.demo.scripted]
+    if recipe.real is not None and recipe.real.restart is not None:
+        times.append(recipe.real.restart.start)
+    return max(times, default=0.0)
+
+
 def _wait_until_quiet(recorder: Recorder, recipe: Recipe) -> str:
     """Block until the page has stopped (``"idle"``) or the window is over (``"window"``)."""
     quiet = QUIET_INTERVALS * recipe.demo.interval
+    scripted = _scripted_until(recipe)
     while True:
         left = recipe.demo.window - recorder.elapsed()
         if left <= 0:
             return "window"
-        if not recorder.wait(_more_than(recorder, recorder.count()), timeout=min(quiet, left)):
+        more = _more_than(recorder, recorder.count())
+        if not recorder.wait(more, timeout=min(quiet, left)) and (
+            recorder.elapsed() - quiet >= scripted  # quiet since the last scripted event
+        ):
             return "idle" if quiet <= left else "window"
 
 
@@ -86,28 +114,57 @@ def _more_than(recorder: Recorder, count: int) -> Callable[[], bool]:
     return lambda: recorder.count() > count
 
 
+PANEL = Path(__file__).resolve().parents[3] / "docs" / "assets" / "tryit" / "panel.mjs"
+
 # When htmx has started (DOMContentLoaded: its polls' timers start then) the page notes the
-# instant in wall-clock milliseconds, and the reader clicks at once (as the demo does at
-# virtual time 0). The listener is on the window, so htmx's own (on the document) runs first.
-_ON_READY = """(selector) => addEventListener("DOMContentLoaded", () => {
+# instant in wall-clock milliseconds and sets the reader's scripted clicks on its own (real)
+# timers with the demo panel's own scheduleActions. The listener is on the window, so htmx's
+# own (on the document) runs first, as in the demo.
+# (The function's source is part of the script: the page's CSP would refuse an eval.)
+_ON_READY = """(actions) => addEventListener("DOMContentLoaded", () => {
   window.__tryitReady = performance.timeOrigin + performance.now();
-  if (selector) document.querySelector(selector).click();  // htmx's own listener ran first
+  window.__tryitNotes = [];
+  (SCHEDULE)(window, actions, (text) => window.__tryitNotes.push(text));
 })"""
+
+_sources: dict[str, str] = {}
+
+
+async def panel_function(browser: Any, name: str) -> str:
+    """The source of ``panel.mjs``'s exported function ``name``, read by the browser itself
+    (the module imported in a blank page), so a real page runs the very code the demo runs."""
+    if name not in _sources:
+        page = await browser.new_page()
+        try:
+            _sources[name] = await page.evaluate(
+                """async ([source, name]) => {
+                  const url = URL.createObjectURL(new Blob([source], { type: "text/javascript" }));
+                  return String((await import(url))[name]);
+                }""",
+                [PANEL.read_text(encoding="utf-8"), name],
+            )
+        finally:
+            await page.close()
+    return _sources[name]
 
 
 async def replay_hedron(browser: Any, recipe: Recipe) -> Recorder:
     """Open the recipe's page for real, do its click, record until it stops."""
-    recorder = _recorder(recipe)
+    recorder = _recorder(recipe, origin_from_page=True)
     errors: list[str] = []
-    with real_app(recipe, recorder) as base_url:
+    with served(recipe, recorder) as app:
         context = await browser.new_context()
         try:
             page = await context.new_page()
             page.on("pageerror", lambda error: errors.append(str(error)))
-            await page.add_init_script(f"({_ON_READY})({json.dumps(recipe.demo.click)})")
-            await page.goto(base_url + recipe.demo.page)  # returns once the page has loaded
+            actions = [a.as_dict() for a in recipe.demo.scripted]
+            schedule = await panel_function(browser, "scheduleActions")
+            script = _ON_READY.replace("SCHEDULE", schedule, 1)
+            await page.add_init_script(f"({script})({json.dumps(actions)})")
+            await page.goto(app.base_url + recipe.demo.page)  # returns once the page loaded
             recorder.page_ready(await page.evaluate("window.__tryitReady") / 1000)
             how = await asyncio.to_thread(_wait_until_quiet, recorder, recipe)
+            errors += await page.evaluate("window.__tryitNotes")
         finally:
             await context.close()
     if errors:
@@ -154,19 +211,20 @@ class _Output:
 _RAISED = re.compile(r"^(?P<kind>[A-Za-z_][\w.]*): ?(?P<text>.*)$")
 
 
-def replay_resq(recipe: Recipe) -> Recorder:
-    """Run ``server.py`` under uvicorn and ``python client.py`` against it, for real."""
+def replay_client(recipe: Recipe) -> Recorder:
+    """Run the app (``server.py`` or ``app.py``) for real and ``python client.py`` against
+    it."""
     output: _Output
     recorder = _recorder(
         recipe, ok=engine_verdict(recipe.demo.adapter), before_request=lambda: output.drain()
     )
     output = _Output(recorder)
-    with real_app(recipe, recorder) as base_url, tempfile.TemporaryFile() as errors:
-        env = {**os.environ, "BASE_URL": base_url, "PYTHONUNBUFFERED": "1"}
+    with served(recipe, recorder) as app, tempfile.TemporaryFile() as errors:
+        env = {**app.env, "BASE_URL": app.base_url, "PYTHONUNBUFFERED": "1"}
         env.pop("HEDRON_JOB_RUNNER", None)
         with subprocess.Popen(
             [sys.executable, "client.py"],
-            cwd=recipe.folder,
+            cwd=app.folder,
             env=env,
             stdout=subprocess.PIPE,
             stderr=errors,
@@ -210,11 +268,11 @@ async def replay_all(browser: Any, recipes: list[Recipe]) -> dict[str, Recorder 
                 done.append(exc)
         return done
 
-    hedron = [r for r in recipes if r.library == "hedron"]
-    clients = [r for r in recipes if r.library != "hedron"]
+    hedron = [r for r in recipes if r.driver == "page"]
+    clients = [r for r in recipes if r.driver == "client"]
     results = await asyncio.gather(
         pages(),
-        *(asyncio.to_thread(replay_resq, r) for r in clients),
+        *(asyncio.to_thread(replay_client, r) for r in clients),
         return_exceptions=True,
     )
     first, *rest = results

@@ -34,7 +34,7 @@ def panel_server() -> Iterator[str]:
 def demo_transcripts(names: list[str], loop: BrowserLoop | None = None) -> dict[str, list[str]]:
     """What the demo produces for each recipe: resq on CPython (the driver the worker runs),
     hedron through ``panel.mjs`` in Chromium with the app answering on CPython."""
-    hedron = [n for n in names if load_recipe(n).library == "hedron"]
+    hedron = [n for n in names if load_recipe(n).driver == "page"]
     out = {n: run_to_end(n) for n in names if n not in hedron}
     if hedron:
         with contextlib.ExitStack() as stack:

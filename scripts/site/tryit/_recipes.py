@@ -10,6 +10,8 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from tryit._real import Real
+
 _counter = itertools.count()
 
 
@@ -28,6 +30,34 @@ def recipe_names(root: Path | None = None) -> list[str]:
 
 
 @dataclass(frozen=True)
+class Action:
+    """One scripted action of a hedron demo: a click on ``click`` (a CSS selector) at ``at``
+    seconds after htmx started (virtual seconds in the demo, real ones in a real run)."""
+
+    click: str
+    at: float = 0.0
+
+    @classmethod
+    def parse(cls, value: Any, where: str) -> Action:
+        """Check and read one ``actions`` entry (``{click = "...", at = 3}``)."""
+        if not isinstance(value, dict):
+            raise ValueError(f"{where}: [demo] actions entries must be tables, got {value!r}")
+        unknown = sorted(set(value) - {"click", "at"})
+        if unknown:
+            raise ValueError(f"{where}: [demo] actions entry has unknown keys {unknown}")
+        click, at = value.get("click"), value.get("at", 0)
+        if not isinstance(click, str) or not click.strip():
+            raise ValueError(f"{where}: [demo] actions click must be a non-empty CSS selector")
+        if isinstance(at, bool) or not isinstance(at, int | float) or not 0 <= at < 1e6:
+            raise ValueError(f"{where}: [demo] actions at must be a number of seconds >= 0")
+        return cls(click=click, at=float(at))
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-friendly form."""
+        return {"click": self.click, "at": self.at}
+
+
+@dataclass(frozen=True)
 class Demo:
     """A recipe's ``[demo]`` table: how the demo (and its real replay) runs it.
 
@@ -38,7 +68,9 @@ class Demo:
         runner: Name of the module attribute holding the app's local job runner (a
             ``SteppingRunner`` in the demo, worker threads in a real run), if it has one.
         page: hedron: the page to open (default ``"/"``).
-        click: hedron: a CSS selector the reader clicks once the page has loaded.
+        click: hedron: a CSS selector the reader clicks once htmx has started (the same as
+            ``actions = [{click = "..."}]``).
+        actions: hedron: the reader's clicks, each at its time (:class:`Action`), in order.
         adapter: resq: ``"requests"`` (default) or ``"httpx"``.
         timeout: resq: the client's network timeout in seconds (default 5).
     """
@@ -48,6 +80,7 @@ class Demo:
     runner: str | None = None
     page: str = "/"
     click: str | None = None
+    actions: tuple[Action, ...] = ()
     adapter: str = "requests"
     timeout: float = 5.0
 
@@ -57,7 +90,13 @@ class Demo:
         unknown = sorted(set(table) - {f.name for f in fields(cls)})
         if unknown:
             raise ValueError(f"{where}: [demo] has unknown keys {unknown}")
-        demo = cls(**table)
+        raw = table.pop("actions", None)
+        if raw is not None and "click" in table:
+            raise ValueError(f"{where}: [demo] has both click and actions (click is one action)")
+        if raw is not None and (not isinstance(raw, list) or not raw):
+            raise ValueError(f"{where}: [demo] actions must be a non-empty list of tables")
+        actions = tuple(Action.parse(a, where) for a in raw or ())
+        demo = cls(**table, actions=actions)
         for name in ("interval", "window", "timeout"):
             value = getattr(demo, name)
             if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
@@ -70,7 +109,17 @@ class Demo:
             raise ValueError(f"{where}: [demo] page must be a path starting with '/'")
         if demo.adapter not in ("requests", "httpx"):
             raise ValueError(f"{where}: [demo] adapter must be 'requests' or 'httpx'")
+        late = [a.at for a in demo.actions if a.at >= demo.window]
+        if late:
+            raise ValueError(f"{where}: [demo] actions at {late[0]:g} s lies beyond the window")
         return demo
+
+    @property
+    def scripted(self) -> tuple[Action, ...]:
+        """Every scripted action: ``actions``, or ``click`` as one action at 0 s."""
+        if self.click is not None:
+            return (Action(self.click),)
+        return self.actions
 
     def as_dict(self) -> dict[str, Any]:
         """JSON-friendly form (what the page's demo panel is told)."""
@@ -78,7 +127,7 @@ class Demo:
             "interval": self.interval,
             "window": self.window,
             "page": self.page,
-            "click": self.click,
+            "actions": [a.as_dict() for a in self.scripted],
         }
 
 
@@ -92,6 +141,8 @@ class Recipe:
         library: ``"resq"`` or ``"hedron"``.
         title: Its title.
         demo: Its ``[demo]`` table.
+        real: Its ``[real]`` table: what a real run needs that a browser cannot run (then
+            the recipe has no "Try it").
     """
 
     name: str
@@ -99,6 +150,27 @@ class Recipe:
     library: str
     title: str = ""
     demo: Demo = field(default_factory=Demo)
+    real: Real | None = None
+
+    @property
+    def in_browser(self) -> bool:
+        """Whether the recipe runs in the browser (it has no ``[real]`` table)."""
+        return self.real is None
+
+    def check_in_browser(self) -> None:
+        """Raise ``ValueError`` (saying why) if the recipe cannot run in the demo."""
+        if self.real is not None:
+            raise ValueError(f"recipe {self.name} does not run in a browser: {self.real.why}")
+
+    @property
+    def driver(self) -> str:
+        """Who sends the demo's requests: ``"client"``, the recipe's ``client.py``
+        (``main(client)``: every resq recipe, and a hedron app shown with a script), or
+        ``"page"``, the app's own page in the demo panel, its htmx (the other hedron
+        recipes)."""
+        if self.library == "resq" or (self.folder / "client.py").is_file():
+            return "client"
+        return "page"
 
     @property
     def app_file(self) -> str:
@@ -127,7 +199,7 @@ def load_recipe(name: str, root: Path | None = None) -> Recipe:
 
     Raises:
         ValueError: no recipe of that name, its ``library`` is unknown, or its ``[demo]``
-            table is wrong (the message names the key).
+            or ``[real]`` table is wrong (the message names the key).
     """
     folder = (root or recipes_root()) / name
     toml = folder / "recipe.toml"
@@ -137,6 +209,8 @@ def load_recipe(name: str, root: Path | None = None) -> Recipe:
     library = data.get("library")
     if library not in ("resq", "hedron"):
         raise ValueError(f"recipe {name!r}: library must be 'resq' or 'hedron', got {library!r}")
-    demo = Demo.parse(dict(data.get("demo", {})), f"recipes/{name}/recipe.toml")
+    where = f"recipes/{name}/recipe.toml"
+    demo = Demo.parse(dict(data.get("demo", {})), where)
+    real = Real.parse(data["real"], where) if "real" in data else None
     title = str(data.get("title", name))
-    return Recipe(name=name, folder=folder, library=library, title=title, demo=demo)
+    return Recipe(name=name, folder=folder, library=library, title=title, demo=demo, real=real)

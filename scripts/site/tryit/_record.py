@@ -150,6 +150,8 @@ class Recorder:
         ok: resq: the engine's own verdict on a status (its ``raise_for_status`` rule).
         before_request: Called as each request arrives (the real replay reads what the client
             printed so far, so ``> `` lines keep their place).
+        origin_from_page: A real page's run: times count from :meth:`page_ready` only (its
+            own request comes before it).
     """
 
     def __init__(
@@ -160,6 +162,7 @@ class Recorder:
         window: float = 30.0,
         ok: Callable[[int], bool] | None = None,
         before_request: Callable[[], None] | None = None,
+        origin_from_page: bool = False,
     ) -> None:
         # (arrival in clock seconds, or None for a line without a time; the rest of the line)
         self._entries: list[tuple[float | None, str]] = []
@@ -169,6 +172,7 @@ class Recorder:
         self._clock, self._interval, self._window = clock, interval, window
         self._ok = ok or (lambda status: 200 <= status < 300)
         self._before = before_request
+        self._origin_from_page = origin_from_page
         self._origin: float | None = None
         self._changed = threading.Condition()
 
@@ -191,14 +195,16 @@ class Recorder:
             return [f"{at - origin:8.3f}s {rest}" for at, rest in self._entries if at is not None]
 
     # requests (RecordingApp calls these) -------------------------------------------------
-    def arrived(self) -> float:
-        """A request arrived: its time (clock seconds)."""
+    def arrived(self, at: float | None = None) -> float:
+        """A request arrived (at ``at``, clock seconds, when another process tells): its
+        time."""
         if self._before is not None:
             self._before()
-        now = self._clock()
+        now = self._clock() if at is None else at
         with self._changed:
-            if self._origin is None:
+            if self._origin is None and not self._origin_from_page:
                 self._origin = now
+                self._changed.notify_all()
         return now
 
     def answered(
@@ -233,6 +239,18 @@ class Recorder:
         """
         with self._changed:
             self._origin = at
+            self._changed.notify_all()
+
+    def wait_for_origin(self, timeout: float) -> bool:
+        """Wait (bounded) until the time origin is known (the first request, or the page
+        being ready); whether it is."""
+        with self._changed:
+            return self._changed.wait_for(lambda: self._origin is not None, timeout)
+
+    def origin_time(self) -> float:
+        """The time origin in clock seconds (0 while it is not known)."""
+        with self._changed:
+            return self._origin or 0.0
 
     def elapsed(self) -> float:
         """Seconds since the time origin (0 before the first request)."""
@@ -243,6 +261,11 @@ class Recorder:
     def printed(self, text: str) -> None:
         """One line the recipe's code printed."""
         self.line(f"> {seen(text, 'text/plain')}")
+
+    def event(self, at: float, text: str) -> None:
+        """Something the real run did around the app at ``at`` seconds from the time origin
+        (``[real] restart``): a ``# t=...s ...`` line, its time as scripted, not rounded."""
+        self.line(f"# {fmt_time(at)} {text}")
 
     def printer(self) -> _Printer:
         """A text stream whose lines (what the recipe prints) become ``> ...`` lines."""

@@ -133,7 +133,7 @@ class AppServer:
             clock=self.clock,
             interval=recipe.demo.interval,
             window=recipe.demo.window,
-            ok=engine_verdict(recipe.demo.adapter) if recipe.library == "resq" else None,
+            ok=engine_verdict(recipe.demo.adapter) if recipe.driver == "client" else None,
         )
         recorded = RecordingApp(self.module.app, self.recorder, skip=static_prefix(self.module.app))
         self.app = VirtualTimeApp(recorded, self.clock)

@@ -192,14 +192,16 @@ class Stepper:
 
 
 def open_demo(name: str, **kwargs: Any) -> Stepper:
-    """A :class:`Stepper` for the resq recipe ``name``.
+    """A :class:`Stepper` for the recipe ``name`` whose client sends the requests (every resq
+    recipe, and a hedron recipe with a ``client.py``).
 
     Raises:
-        ValueError: ``name`` is a hedron recipe: its requests are sent by the page's htmx
-            (the demo panel), not stepped here.
+        ValueError: ``name`` is a hedron recipe driven by its page: its requests are sent by
+            the page's htmx (the demo panel), not stepped here.
     """
     recipe = load_recipe(name)
-    if recipe.library != "resq":
+    recipe.check_in_browser()
+    if recipe.driver != "client":
         raise ValueError(
             f"recipe {name}: hedron recipes are driven by the page's demo panel (panel.mjs), "
             "not stepped in Python"
@@ -229,7 +231,7 @@ def run_blocking(factory: Callable[[], Coroutine[Any, Any, Any]]) -> Any:
 
 
 def run_to_end(name: str) -> list[str]:
-    """Run the resq recipe's scenario to its end on CPython and return the transcript lines."""
+    """Run the recipe's client scenario to its end on CPython and return the transcript lines."""
 
     async def go() -> list[str]:
         stepper = open_demo(name)

@@ -69,7 +69,7 @@ async def boot() -> str:
 @functools.cache  # every click asks; recipe.toml files do not change during a visit
 def _needs_blocking(name: str) -> bool:
     recipe = load_recipe(name)
-    return recipe.library == "resq" and recipe.demo.adapter == "requests"
+    return recipe.driver == "client" and recipe.demo.adapter == "requests"
 
 
 async def handle(message: str) -> str:
@@ -113,7 +113,9 @@ async def _serve(action: str, name: str, key: str, msg: dict[str, Any]) -> dict[
     """The hedron demo's server side: open a fresh app, answer a request, end the run."""
     if action == "open":
         await _drop(key)
-        fresh = _pages[key] = PageServer(load_recipe(name))
+        recipe = load_recipe(name)
+        recipe.check_in_browser()
+        fresh = _pages[key] = PageServer(recipe)
         return fresh.settings()
     server = _pages.get(key)
     if server is None:
