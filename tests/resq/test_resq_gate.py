@@ -367,7 +367,7 @@ async def test_many_polls_over_real_sockets_all_succeed(server, anyio_backend):
                 for i in range(500):
                     tg.start_soon(one, i)
     assert oks == [True] * 500
-    assert app.max_active <= 100  # the default max_in_flight
+    assert app.max_active <= 10  # the default max_in_flight
     assert sum(app.counts.values()) == 1000
 
 
@@ -385,8 +385,8 @@ def test_max_in_flight_is_checked_naming_it(cls, adapter, value, error):
 
 
 @pytest.mark.parametrize("adapter", ["requests", "httpx"])
-def test_max_in_flight_defaults_to_100_and_none_turns_the_gate_off(adapter):
-    assert Requests("http://127.0.0.1:1", adapter=adapter).max_in_flight == 100
+def test_max_in_flight_defaults_to_10_and_none_turns_the_gate_off(adapter):
+    assert Requests("http://127.0.0.1:1", adapter=adapter).max_in_flight == 10
     off = Session("http://127.0.0.1:1", adapter=adapter, max_in_flight=None)
     assert off.max_in_flight is None
     assert gate_of(off) is None

@@ -42,7 +42,7 @@ class Requests(Generic[R]):
             :class:`resq.transports.ASGIAdapter`) for ``adapter="requests"``, an httpx async
             transport (such as ``httpx.ASGITransport(app)``) for ``adapter="httpx"``. The
             client closes it when it is closed.
-        max_in_flight: the most requests this client sends at once (default 100); the others
+        max_in_flight: the most requests this client sends at once (default 10); the others
             wait their turn, first come first served, a poll's request no longer than its
             window. resq sizes the connection pool it builds to match. ``None``: no limit.
         **client_options: engine options: for ``requests`` any of ``headers``, ``cookies``,
