@@ -404,8 +404,9 @@ def _server_cpu(proc: subprocess.Popen[bytes]) -> float:
 async def _poll_many(
     kind: str, base: str, polls: int, offset: int, window: float, delay: float, cap: float,
     gate: int,
-) -> dict[str, Any]:  # fmt: skip
-    """One round: ``polls`` concurrent polls through resq or a plain httpx loop."""
+) -> None:  # fmt: skip
+    """One round: ``polls`` concurrent polls through resq or a plain httpx loop; prints a JSON
+    line when they have all ended, or at the cap."""
     within: list[float] = []  # when each poll that got its 200 in time ended (s from t0)
     late = failed = errors = 0
 
@@ -444,28 +445,37 @@ async def _poll_many(
             else:
                 within.append(time.monotonic() - t0)
 
+        def report() -> None:
+            within.sort()
+            print(json.dumps({
+                "completed": len(within), "late": late, "failed": failed, "errors": errors,
+                "unfinished": polls - len(within) - late - failed - errors,
+                "wall": time.monotonic() - t0, "cpu": time.process_time() - cpu0,
+                "median_done": within[len(within) // 2] if within else None,
+                "last_done": within[-1] if within else None,
+                "rss": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024,  # KiB on Linux
+            }), flush=True)  # fmt: skip
+
+        async def stop_at_the_cap() -> None:
+            await anyio.sleep(cap)
+            report()  # and leave at once: unwinding thousands of requests queued in httpcore's
+            os._exit(0)  # pool would take minutes (every removal rescans its waiting list)
+
         t0, cpu0 = time.monotonic(), time.process_time()
-        with anyio.move_on_after(cap):
+        async with anyio.create_task_group() as outer:
+            outer.start_soon(stop_at_the_cap)
             async with anyio.create_task_group() as tg:
                 for i in range(polls):
                     tg.start_soon(run, i)
-        wall, cpu = time.monotonic() - t0, time.process_time() - cpu0
-    within.sort()
-    return {
-        "completed": len(within), "late": late, "failed": failed, "errors": errors,
-        "unfinished": polls - len(within) - late - failed - errors, "wall": wall, "cpu": cpu,
-        "median_done": within[len(within) // 2] if within else None,
-        "last_done": within[-1] if within else None,
-    }  # fmt: skip
+            report()
+            outer.cancel_scope.cancel()
 
 
 def _client_child(kind: str, base: str, *numbers: str) -> None:
     """``--client KIND BASE POLLS OFFSET WINDOW DELAY CAP GATE``: one round, in a fresh process."""
     polls, offset, gate = int(numbers[0]), int(numbers[1]), int(numbers[5])
     window, delay, cap = map(float, numbers[2:5])
-    result = anyio.run(_poll_many, kind, base, polls, offset, window, delay, cap, gate)
-    result["rss"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024  # KiB on Linux
-    print(json.dumps(result), flush=True)
+    anyio.run(_poll_many, kind, base, polls, offset, window, delay, cap, gate)
 
 
 def _span(values: list[float], fmt: str) -> str:
