@@ -39,12 +39,17 @@ from fastapi.responses import HTMLResponse
 
 from hedron import Badge, ComponentRef, Hedron, Page, Poll, Status, Table, Text, fragment, render
 from hedron_core.document import render_document
+from hedron_core.security import csrf_key, csrf_token_for
 
 # The uvicorn processes import this module too: they take the token from the environment so
 # both servers render exactly the HTML (and expect exactly the cookie) the client uses.
 _TOKEN_ENV = "BENCH_HEDRON_TOKEN"
-TOKEN = os.environ.get(_TOKEN_ENV) or secrets.token_urlsafe(32)
-COOKIE = f"hedron_csrf={TOKEN}"
+_SECRET_ENV = "BENCH_HEDRON_SECRET"
+NONCE = os.environ.get(_TOKEN_ENV) or secrets.token_urlsafe(32)
+SECRET = os.environ.get(_SECRET_ENV) or secrets.token_urlsafe(48)
+COOKIE = f"hedron_csrf={NONCE}"
+# The token hedron's pages carry is made from the cookie's value and the session secret.
+TOKEN = csrf_token_for(NONCE, csrf_key(SECRET))
 ROUNDS = 7
 
 
@@ -58,8 +63,7 @@ def make_page() -> Page:
 
 
 def build_apps() -> tuple[Hedron, FastAPI]:
-    secret = secrets.token_urlsafe(48)
-    hedron_app = Hedron(title="Bench", session_secret=secret)
+    hedron_app = Hedron(title="Bench", session_secret=SECRET)
 
     @hedron_app.page("/page")
     async def page() -> Page:
@@ -172,7 +176,9 @@ class Served:
         self.proc: subprocess.Popen[bytes] | None = None
 
     def __enter__(self) -> Served:
-        self.proc = subprocess.Popen(self.command, env={**os.environ, _TOKEN_ENV: TOKEN})
+        self.proc = subprocess.Popen(
+            self.command, env={**os.environ, _TOKEN_ENV: NONCE, _SECRET_ENV: SECRET}
+        )
         deadline = time.monotonic() + 30
         while True:
             try:

@@ -1,28 +1,37 @@
 #!/usr/bin/env python3
 """Download a runnable resq + hedron example from the documentation site, checked by sha256.
 
-Standard library only, so it runs straight from the site::
+Standard library only. Fetch it with curl, then run it (curl's ``-f`` stops the line with an
+error when the site cannot be reached; ``curl … | python3 -`` would hide that and succeed)::
 
-    curl -fsSL <site>/download_example.py | python3 - jobs-poll
+    curl -fsSL <site>/download_example.py -o download_example.py \
+        && python3 download_example.py jobs-poll
     python3 download_example.py --list
     python3 download_example.py --all --dest examples
+    python3 download_example.py --check jobs-poll      # compare a folder with the site
     python3 download_example.py jobs-poll --base-url http://127.0.0.1:8008/
 
-Each example lands in ``<dest>/<name>/``. Every file is checked against the site's
-``examples/manifest.json`` before anything is written; existing files are never overwritten
-unless ``--force`` is given. When the files come from another address than the published site
-(a local ``mkdocs serve``, a mirror), ``requirements.txt`` is pointed at that address's wheels
-page, so the example installs the wheels of the very build it was downloaded from.
+Each example lands in ``<dest>/<name>/``. Its archive is checked against the sha256 the
+site's ``examples/manifest.json`` lists, and every file in it against the file's own sha256,
+in a temporary folder; only when every example asked for has passed are the folders moved
+into place, so a failed or corrupt download writes nothing. An existing folder is never
+touched unless ``--force`` is given; then each of its files that differs from the download
+is kept beside it as ``<file>.orig``. Every error is one line on stderr, with exit status 1
+(2 for a usage error), and nothing is written.
 """
 
 from __future__ import annotations
 
 import argparse
 import hashlib
+import io
 import json
 import os
+import shutil
 import socket
 import sys
+import tarfile
+import tempfile
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -34,6 +43,7 @@ DEFAULT_BASE_URL = "http://127.0.0.1:8008/"
 BASE_URL_ENV = "EXAMPLES_BASE_URL"
 MANIFEST_PATH = "examples/manifest.json"
 TIMEOUT_S = 30.0
+BACKUP_SUFFIX = ".orig"
 
 
 class DownloadError(Exception):
@@ -121,51 +131,179 @@ def choose(manifest: dict[str, object], names: list[str], everything: bool) -> l
     return list(dict.fromkeys(names))
 
 
-def download(base_url: str, manifest: dict[str, object], name: str) -> dict[str, bytes]:
-    """Download one example's files and verify each against the manifest's sha256."""
-    entry = _examples(manifest)[name]
-    files = entry.get("files")
+def file_digests(manifest: dict[str, object], name: str) -> dict[str, str]:
+    """Return ``{relative path: sha256}`` for one example; unsafe paths raise."""
+    files = _examples(manifest)[name].get("files")
     if not isinstance(files, dict) or not files:
         raise DownloadError(f"manifest entry {name!r} lists no files")
-    result: dict[str, bytes] = {}
-    for filename, expected in files.items():
+    for filename, digest in files.items():
         path = PurePosixPath(filename)
-        if path.is_absolute() or ".." in path.parts or not isinstance(expected, str):
+        unsafe = path.is_absolute() or ".." in path.parts or filename != path.as_posix()
+        if unsafe or not isinstance(digest, str):
             raise DownloadError(f"manifest entry {name!r} has an unsafe file entry {filename!r}")
-        url = f"{base_url}examples/{name}/{urllib.parse.quote(filename)}"
-        data = fetch(url)
-        actual = hashlib.sha256(data).hexdigest()
-        if actual != expected:
+    return dict(files)
+
+
+def download(base_url: str, manifest: dict[str, object], name: str) -> dict[str, bytes]:
+    """Download one example's archive; return its files once every sha256 matches.
+
+    Raises:
+        DownloadError: the archive or a file in it does not match the manifest, or the
+            archive holds anything else than the example's files.
+    """
+    entry = _examples(manifest)[name]
+    expected = file_digests(manifest, name)
+    archive, archive_sha = entry.get("archive"), entry.get("archive_sha256")
+    if not isinstance(archive, str) or not isinstance(archive_sha, str):
+        raise DownloadError(
+            f"manifest entry {name!r} lists no archive sha256: download this script again "
+            "from the site, it may be newer"
+        )
+    url = f"{base_url}examples/{urllib.parse.quote(archive)}"
+    data = fetch(url)
+    actual = hashlib.sha256(data).hexdigest()
+    if actual != archive_sha:
+        raise DownloadError(
+            f"checksum mismatch for {url}: manifest says sha256 {archive_sha}, the download "
+            f"has {actual}. Nothing was written; try again, or report it."
+        )
+    files: dict[str, bytes] = {}
+    try:
+        with tarfile.open(fileobj=io.BytesIO(data), mode="r:gz") as tar:
+            for member in tar:
+                filename = member.name.removeprefix(f"{name}/")
+                if not member.isfile() or filename not in expected or filename in files:
+                    raise DownloadError(f"{url}: unexpected member {member.name!r}")
+                handle = tar.extractfile(member)
+                assert handle is not None  # a regular file
+                files[filename] = handle.read()
+    except (tarfile.TarError, OSError, EOFError) as exc:
+        raise DownloadError(f"{url}: not a readable archive ({exc})") from None
+    for filename, digest in expected.items():
+        if filename not in files:
+            raise DownloadError(f"{url}: {filename} is missing from the archive")
+        if hashlib.sha256(files[filename]).hexdigest() != digest:
+            raise DownloadError(f"{url}: {filename} does not match its sha256 in the manifest")
+    return files
+
+
+def _backup_name(path: Path) -> Path:
+    """``app.py.orig``, or ``app.py.2.orig`` … when an earlier backup is there."""
+    candidate = path.with_name(path.name + BACKUP_SUFFIX)
+    n = 2
+    while candidate.exists():
+        candidate = path.with_name(f"{path.name}.{n}{BACKUP_SUFFIX}")
+        n += 1
+    return candidate
+
+
+def plan_destination(dest: Path, files: dict[str, list[str]], force: bool) -> None:
+    """Refuse, before anything is downloaded or written, a destination that cannot take
+    ``files`` (``{example: [relative paths]}``)."""
+    if dest.exists() and not dest.is_dir():
+        raise DownloadError(f"--dest {dest} is a file, not a folder: pick another --dest")
+    blocker = next((p for p in dest.parents if p.exists() and not p.is_dir()), None)
+    if blocker is not None:
+        raise DownloadError(f"--dest {dest}: {blocker} is a file, not a folder")
+    for name, filenames in files.items():
+        folder = dest / name
+        if folder.exists() and not folder.is_dir():
+            raise DownloadError(f"{folder} exists and is a file, not a folder: move it away first")
+        for filename in filenames:
+            target = folder / filename
+            for parent in target.relative_to(folder).parents:
+                here = folder / parent
+                if here.exists() and not here.is_dir():
+                    raise DownloadError(f"{here} is a file where the example has a folder")
+            if target.is_dir():
+                raise DownloadError(f"{target} is a folder where the example has a file")
+        clashes = [f for f in filenames if (folder / f).exists()]
+        if clashes and not force:
             raise DownloadError(
-                f"checksum mismatch for {url}: manifest says sha256 {expected}, "
-                f"the download has {actual}. Nothing was written; try again, or report it."
+                f"{folder}/ already holds {', '.join(clashes[:3])}"
+                f"{' …' if len(clashes) > 3 else ''}: pass --force to replace them "
+                f"(yours are kept as <file>{BACKUP_SUFFIX}), or pick another --dest"
             )
-        result[filename] = data
-    return result
 
 
-def repoint_requirements(files: dict[str, bytes], published: str, base_url: str) -> bool:
-    """Point ``requirements.txt`` at ``base_url``'s wheels page; return whether it changed."""
-    old = files.get("requirements.txt")
-    if old is None or published == base_url:
-        return False
-    new = old.replace(f"{published}wheels/".encode(), f"{base_url}wheels/".encode())
-    files["requirements.txt"] = new
-    return new != old
+def _stage(staging: Path, name: str, files: dict[str, bytes]) -> Path:
+    folder = staging / name
+    for filename, data in files.items():
+        target = folder / filename
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+    return folder
 
 
-def _commands(manifest: dict[str, object], name: str) -> list[str]:
+def _merge(staged: Path, folder: Path, files: dict[str, bytes]) -> list[str]:
+    """Move the staged files into an existing folder; keep the reader's changed files."""
+    notes = []
+    for filename, data in files.items():
+        target = folder / filename
+        if target.is_file() and target.read_bytes() != data:
+            backup = _backup_name(target)
+            os.replace(target, backup)
+            notes.append(f"kept your {target} as {backup.name}")
+        target.parent.mkdir(parents=True, exist_ok=True)
+        os.replace(staged / filename, target)
+    return notes
+
+
+def install(dest: Path, downloads: dict[str, dict[str, bytes]]) -> list[str]:
+    """Write the verified downloads: staged in a temporary folder beside ``dest``, then moved
+    into place. Returns what ``--force`` backed up.
+
+    A new example folder appears at once (one rename); if a later one fails, the folders
+    created by this call are removed again.
+    """
+    existing = next(p for p in [dest, *dest.parents] if p.exists())
+    notes: list[str] = []
+    created: list[Path] = []
+    with tempfile.TemporaryDirectory(prefix=".download_example-", dir=existing) as tmp:
+        staging = Path(tmp)
+        staged = {name: _stage(staging, name, files) for name, files in downloads.items()}
+        try:
+            dest.mkdir(parents=True, exist_ok=True)
+            for name, files in downloads.items():
+                folder = dest / name
+                if folder.is_dir():
+                    notes += _merge(staged[name], folder, files)
+                else:
+                    os.replace(staged[name], folder)
+                    created.append(folder)
+        except OSError:
+            for folder in created:
+                shutil.rmtree(folder, ignore_errors=True)
+            raise
+    return notes
+
+
+def check_folder(folder: Path, digests: dict[str, str]) -> list[str]:
+    """One line per file of ``folder`` that differs from the manifest (none: it matches)."""
+    if not folder.is_dir():
+        raise DownloadError(f"{folder} is not a folder: download the example first")
+    problems = []
+    for filename, digest in digests.items():
+        path = folder / filename
+        if not path.is_file():
+            problems.append(f"missing: {path}")
+        elif hashlib.sha256(path.read_bytes()).hexdigest() != digest:
+            problems.append(f"changed: {path}")
+    return problems
+
+
+def _commands(manifest: dict[str, object], name: str, folder: Path) -> list[str]:
+    """The "Next:" commands: the manifest's ``setup`` (from ``cd``) and ``run`` blocks."""
     entry = _examples(manifest)[name]
     commands = []
     for key in ("setup", "run"):
         value = entry.get(key)
         if isinstance(value, list):
             commands += [c for c in value if isinstance(c, str)]
-    return commands
+    return [f"cd {folder}" if c == f"cd {name}" else c for c in commands]
 
 
-def main(argv: list[str] | None = None) -> int:
-    """Command line entry point; returns the exit status (0 ok, 1 error, 2 usage)."""
+def _parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="download_example.py",
         description="Download resq + hedron examples from the documentation site.",
@@ -174,56 +312,77 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--all", action="store_true", help="download every example")
     parser.add_argument("--list", action="store_true", help="list the examples and exit")
     parser.add_argument(
+        "--check", action="store_true", help="compare downloaded folders with the site"
+    )
+    parser.add_argument(
         "--base-url",
         default=os.environ.get(BASE_URL_ENV) or DEFAULT_BASE_URL,
         help=f"site to download from (default: ${BASE_URL_ENV} or {DEFAULT_BASE_URL})",
     )
     parser.add_argument("--dest", default=".", help="folder to put <name>/ folders in (default: .)")
-    parser.add_argument("--force", action="store_true", help="overwrite files that exist")
-    args = parser.parse_args(argv)
-    try:
-        base_url = normalize_base_url(args.base_url)
-        manifest = load_manifest(base_url)
-        if args.list:
-            for name, entry in sorted(_examples(manifest).items()):
-                print(f"{name:24} {entry.get('title', '')}")
-            return 0
-        names = choose(manifest, args.names, args.all)
-        published = manifest.get("site_url")
-        downloads = {name: download(base_url, manifest, name) for name in names}
-        dest = Path(args.dest)
-        clashes = [
-            dest / name / filename
-            for name, files in downloads.items()
-            for filename in files
-            if (dest / name / filename).exists()
-        ]
-        if clashes and not args.force:
-            listed = "\n  ".join(str(p) for p in clashes)
-            raise DownloadError(
-                f"refusing to overwrite existing files (pass --force to replace them):\n  {listed}"
+    parser.add_argument(
+        "--force",
+        action="store_true",
+        help=f"replace files that exist, keeping changed ones as <file>{BACKUP_SUFFIX}",
+    )
+    return parser
+
+
+def _run(args: argparse.Namespace) -> int:
+    base_url = normalize_base_url(args.base_url)
+    manifest = load_manifest(base_url)
+    if args.list:
+        for name, entry in sorted(_examples(manifest).items()):
+            print(f"{name:24} {entry.get('title', '')}")
+        return 0
+    names = choose(manifest, args.names, args.all)
+    dest = Path(args.dest)
+    if args.check:
+        failed = 0
+        for name in names:
+            digests = file_digests(manifest, name)
+            problems = check_folder(dest / name, digests)
+            for line in problems:
+                print(line)
+            verdict = (
+                f"{len(problems)} of {len(digests)} files differ from"
+                if problems
+                else (f"all {len(digests)} files match")
             )
-    except DownloadError as exc:
-        print(f"download_example.py: error: {exc}", file=sys.stderr)
-        return 1
+            print(f"{name}: {verdict} {base_url}{MANIFEST_PATH}")
+            failed += bool(problems)
+        return 1 if failed else 0
+    plan_destination(dest, {n: list(file_digests(manifest, n)) for n in names}, args.force)
+    downloads = {name: download(base_url, manifest, name) for name in names}
+    for note in install(dest, downloads):
+        print(note)
     for name, files in downloads.items():
-        repointed = isinstance(published, str) and repoint_requirements(files, published, base_url)
-        folder = dest / name
-        for filename, data in files.items():
-            target = folder / filename
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(data)
-        print(f"{name}: {len(files)} files in {folder}/, sha256 checked against {MANIFEST_PATH}")
-        if repointed:
-            print(f"{name}: requirements.txt now installs the wheels from {base_url}wheels/")
-    print("\nNext:")
+        where = f"{dest / name}/"
+        print(f"{name}: {len(files)} files in {where}, sha256 checked against {MANIFEST_PATH}")
+    print("\nNext (README.md in the folder says what to expect):")
     for name in downloads:
-        print(f"  cd {dest / name}")
-        for command in _commands(manifest, name):
-            print(f"  {command}")
+        for command in _commands(manifest, name, dest / name):
+            for line in command.splitlines():  # a long command goes on with "\"
+                print(f"  {line}")
         if len(downloads) > 1:
             print(f"  cd {os.path.relpath('.', dest / name)}")
     return 0
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Command line entry point; returns the exit status (0 ok, 1 error, 2 usage)."""
+    args = _parser().parse_args(argv)
+    try:
+        return _run(args)
+    except DownloadError as exc:
+        message = str(exc)
+    except OSError as exc:  # the destination: permissions, a full disk, …
+        message = f"{exc.filename or args.dest}: {exc.strerror or exc}"
+    except KeyboardInterrupt:
+        print("download_example.py: interrupted; nothing was written", file=sys.stderr)
+        return 130
+    print(f"download_example.py: error: {message}", file=sys.stderr)
+    return 1
 
 
 if __name__ == "__main__":

@@ -1,19 +1,23 @@
 """Regenerate the standalone example tree ``docs/examples/`` from ``recipes/``.
 
-Maintainers' command (run it after changing a recipe, a version, or the site URL)::
+Maintainers' commands (docs/maintainers.md, "The example tree", says when)::
 
     python scripts/examples.py           # rewrite docs/examples/ from recipes/
     python scripts/examples.py --check   # exit 1 and list what is stale (the test suite runs this)
+    python scripts/examples.py --lock    # re-resolve the hash lock (network), then rewrite
 
 For every ``recipes/<name>/recipe.toml`` the tree gets ``docs/examples/<name>/`` holding the
-recipe's exported ``files`` byte for byte, a ``requirements.txt`` pinned to this build (``resq``
-and ``hedron`` as direct references to the wheels published on the site's own ``/wheels/``
-page, other packages at the versions the test suite ran with) and a ``README.md`` with the run
-commands; ``docs/examples/manifest.json`` records every file's sha256 (the download script
-verifies it); ``docs/examples/_quickstart/<name>.md`` is the quickstart snippet a recipe page
-includes (also available as :func:`quickstart_markdown`). The site build
-(``scripts/site/examples_hook.py``) serves the tree raw, with archives, the wheels page and the
-download script.
+recipe's exported ``files`` byte for byte, a ``requirements.txt`` pinning every package by
+sha256 (``resq``/``hedron`` as the wheels the site ships inside the example, under
+``wheels/``; the other packages from the hash lock ``scripts/requirements/examples.txt``) and
+a ``README.md`` (what it shows, the exact commands, what to expect); ``manifest.json`` records
+every file's sha256 and the example's commands; ``_quickstart/<name>.md`` is the quickstart
+a recipe page includes (also :func:`quickstart_markdown`). The site build
+(``scripts/site/examples_hook.py``) serves the tree raw and adds what only a build knows: the
+wheels, their sha256 in ``requirements.txt``, the archives and their sha256.
+
+The parts: ``examples_recipe.py`` (recipe.toml, how an example runs, its transcript),
+``examples_docs.py`` (README and quickstart), ``examples_lock.py`` (the hash lock).
 """
 
 from __future__ import annotations
@@ -25,119 +29,61 @@ import re
 import sys
 import tomllib
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
 from packaging.requirements import InvalidRequirement, Requirement
 from packaging.utils import canonicalize_name
 
-REPO_ROOT = Path(__file__).resolve().parent.parent
+HERE = Path(__file__).resolve().parent
+if str(HERE) not in sys.path:  # the parts beside this file, also when it is loaded by path
+    sys.path.insert(0, str(HERE))
+
+import examples_docs  # noqa: E402
+import examples_lock  # noqa: E402
+from examples_recipe import (  # noqa: E402
+    GENERATED_FILES,
+    LIBRARIES,
+    WHEELS_DIR,
+    Recipe,
+    curl_block,
+    load_recipe,
+    read_transcript,
+    run_block,
+    run_plan,
+    setup_block,
+)
+from examples_recipe import load_recipes as _load_recipes  # noqa: E402
+
+REPO_ROOT = HERE.parent
 RECIPES_DIR = REPO_ROOT / "recipes"
 EXAMPLES_DIR = REPO_ROOT / "docs" / "examples"
 MKDOCS_YML = REPO_ROOT / "mkdocs.yml"
 DEV_REQUIREMENTS = REPO_ROOT / "scripts" / "requirements" / "dev.txt"
+LOCK_FILE = REPO_ROOT / "scripts" / "requirements" / "examples.txt"
 DOWNLOAD_SCRIPT = REPO_ROOT / "scripts" / "download_example.py"
 MANIFEST = "manifest.json"
+MANIFEST_FORMAT = 2
 QUICKSTART_DIR = "_quickstart"
 #: Used when ``mkdocs.yml`` sets no ``site_url``: the address ``scripts/serve`` serves on.
 FALLBACK_SITE_URL = "http://127.0.0.1:8008/"
 LOCAL_DISTRIBUTIONS = ("resq", "hedron")
-LIBRARIES = ("resq", "hedron")
-GENERATED_FILES = ("requirements.txt", "README.md")
-_NAME_RE = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 
-
-@dataclass(frozen=True)
-class Recipe:
-    """The parts of ``recipes/<name>/recipe.toml`` the example tree needs.
-
-    Attributes:
-        name: folder name, also the example's name (``jobs-poll``).
-        folder: the recipe folder.
-        title: page title.
-        summary: one-sentence summary.
-        library: ``"resq"`` or ``"hedron"``.
-        files: exported code files, in display order (paths relative to ``folder``).
-        run: quickstart commands, e.g. ``("uvicorn app:app --reload",)``.
-        requirements: what the example needs installed (``"hedron"``, ``"uvicorn"``, ...).
-    """
-
-    name: str
-    folder: Path
-    title: str
-    summary: str
-    library: str
-    files: tuple[str, ...]
-    run: tuple[str, ...]
-    requirements: tuple[str, ...]
-
-
-def _string_list(data: Mapping[str, object], key: str, where: str) -> tuple[str, ...]:
-    value = data.get(key, [])
-    if not isinstance(value, list) or not all(isinstance(v, str) and v for v in value):
-        raise ValueError(f"{where}: {key} must be a list of non-empty strings, got {value!r}")
-    return tuple(value)
-
-
-def load_recipe(folder: Path) -> Recipe:
-    """Read and validate ``folder/recipe.toml``.
-
-    Args:
-        folder: a recipe folder (its name becomes the example name).
-
-    Returns:
-        The validated recipe.
-
-    Raises:
-        ValueError: a field is missing or malformed, or an exported file does not exist.
-
-    Example:
-        >>> load_recipe(Path("recipes/jobs-poll")).library  # doctest: +SKIP
-        'hedron'
-    """
-    where = f"recipe {folder.name!r} ({folder / 'recipe.toml'})"
-    if not _NAME_RE.match(folder.name):
-        raise ValueError(f"{where}: folder name must be lowercase letters, digits and dashes")
-    data = tomllib.loads((folder / "recipe.toml").read_text(encoding="utf-8"))
-    texts: dict[str, str] = {}
-    for key in ("title", "summary", "library"):
-        value = data.get(key)
-        if not isinstance(value, str) or not value.strip():
-            raise ValueError(f"{where}: {key} must be a non-empty string, got {value!r}")
-        texts[key] = value.strip()
-    if texts["library"] not in LIBRARIES:
-        raise ValueError(f"{where}: library must be one of {LIBRARIES}, got {texts['library']!r}")
-    files = _string_list(data, "files", where)
-    if not files:
-        raise ValueError(f"{where}: files must list at least one exported file")
-    for name in files:
-        parts = Path(name).parts
-        if Path(name).is_absolute() or ".." in parts or name != Path(name).as_posix():
-            raise ValueError(f"{where}: files entry {name!r} must be a relative POSIX path")
-        if name in GENERATED_FILES:
-            raise ValueError(f"{where}: files entry {name!r} is generated; do not export it")
-        if not (folder / name).is_file():
-            raise ValueError(f"{where}: files entry {name!r} does not exist")
-    if len(set(files)) != len(files):
-        raise ValueError(f"{where}: files lists a file twice")
-    return Recipe(
-        name=folder.name,
-        folder=folder,
-        title=texts["title"],
-        summary=texts["summary"],
-        library=texts["library"],
-        files=files,
-        run=_string_list(data, "run", where),
-        requirements=_string_list(data, "requirements", where),
-    )
+__all__ = [
+    "GENERATED_FILES",
+    "LIBRARIES",
+    "Recipe",
+    "build_tree",
+    "check_tree",
+    "load_recipe",
+    "load_recipes",
+    "quickstart_markdown",
+    "write_tree",
+]
 
 
 def load_recipes(recipes_dir: Path = RECIPES_DIR) -> list[Recipe]:
     """Return every recipe under ``recipes_dir`` (folders holding a ``recipe.toml``), by name."""
-    if not recipes_dir.is_dir():
-        return []
-    folders = sorted(p.parent for p in recipes_dir.glob("*/recipe.toml"))
-    return [load_recipe(folder) for folder in folders]
+    return _load_recipes(recipes_dir)
 
 
 _SITE_URL_RE = re.compile(
@@ -180,6 +126,16 @@ def wheel_filename(dist: str, version: str) -> str:
     return f"{dist.replace('-', '_')}-{version}-py3-none-any.whl"
 
 
+def wheel_requirement(dist: str, version: str, site_url: str, extras: str = "") -> str:
+    """Return the direct reference to ``dist``'s wheel on the site's ``/wheels/`` page.
+
+    Example:
+        >>> wheel_requirement("resq", "1.0.0", "https://docs.example/")
+        'resq @ https://docs.example/wheels/resq-1.0.0-py3-none-any.whl'
+    """
+    return f"{dist}{extras} @ {site_url}wheels/{wheel_filename(dist, version)}"
+
+
 def suite_pins(dev_requirements: Path = DEV_REQUIREMENTS) -> dict[str, str]:
     """Return ``{canonical name: version}`` from the pinned development requirements."""
     pins: dict[str, str] = {}
@@ -191,43 +147,13 @@ def suite_pins(dev_requirements: Path = DEV_REQUIREMENTS) -> dict[str, str]:
     return pins
 
 
-def requirements_txt(
-    recipe: Recipe, site_url: str, versions: Mapping[str, str], pins: Mapping[str, str]
-) -> str:
-    """Return the example's ``requirements.txt``, pinned to this build.
-
-    ``resq``/``hedron`` become direct references to the wheels on ``<site_url>wheels/``;
-    an unpinned third-party requirement gets the version the test suite ran with.
-
-    Raises:
-        ValueError: a requirement cannot be parsed, or asks for a local distribution at a
-            version this build does not make.
-    """
-    wanted = list(recipe.requirements) or [recipe.library]
-    uses_uvicorn = any(cmd.split()[:1] == ["uvicorn"] for cmd in recipe.run)
-    if uses_uvicorn and "uvicorn" not in {_req_name(r, recipe) for r in wanted}:
-        wanted.append("uvicorn")
-    lines = [
-        f"# {recipe.title} — generated by scripts/examples.py from recipes/{recipe.name}/.",
-        "# resq and hedron: the exact wheels this documentation site was built with.",
-    ]
-    for text in wanted:
-        req = _parse_req(text, recipe)
-        name = canonicalize_name(req.name)
-        extras = f"[{','.join(sorted(req.extras))}]" if req.extras else ""
-        if name in versions:
-            version = versions[name]
-            if req.specifier and not req.specifier.contains(version, prereleases=True):
-                raise ValueError(
-                    f"recipe {recipe.name!r}: requirements entry {text!r} does not allow "
-                    f"{name} {version}, the version this build makes"
-                )
-            lines.append(f"{name}{extras} @ {site_url}wheels/{wheel_filename(name, version)}")
-        elif not req.specifier and name in pins:
-            lines.append(f"{name}{extras}=={pins[name]}")
-        else:
-            lines.append(str(req))
-    return "\n".join(lines) + "\n"
+def local_dependencies(root: Path = REPO_ROOT) -> dict[str, tuple[str, ...]]:
+    """Return each local distribution's requirements (``project.dependencies``)."""
+    deps = {}
+    for dist in LOCAL_DISTRIBUTIONS:
+        data = tomllib.loads((root / "src" / dist / "pyproject.toml").read_text(encoding="utf-8"))
+        deps[dist] = tuple(str(d) for d in data["project"].get("dependencies", []))
+    return deps
 
 
 def _parse_req(text: str, recipe: Recipe) -> Requirement:
@@ -237,75 +163,98 @@ def _parse_req(text: str, recipe: Recipe) -> Requirement:
         raise ValueError(f"recipe {recipe.name!r}: requirements entry {text!r}: {exc}") from exc
 
 
-def _req_name(text: str, recipe: Recipe) -> str:
-    return canonicalize_name(_parse_req(text, recipe).name)
+def _wanted(recipe: Recipe) -> list[Requirement]:
+    """The recipe's requirements (its library when it lists none), uvicorn included."""
+    wanted = [_parse_req(t, recipe) for t in recipe.requirements or (recipe.library,)]
+    if "uvicorn" not in {canonicalize_name(r.name) for r in wanted}:
+        wanted.append(Requirement("uvicorn"))  # every run starts uvicorn
+    return wanted
 
 
-SETUP_COMMANDS = (
-    "python3 -m venv .venv",
-    ". .venv/bin/activate",
-    "pip install -r requirements.txt",
-)
+def example_inputs(
+    recipe: Recipe, local_deps: Mapping[str, Sequence[str]]
+) -> tuple[list[str], list[str]]:
+    """Return ``(local distributions, third-party requirements)`` the example installs.
+
+    The third-party part is the recipe's own requirements plus those of the local
+    distributions it installs: what the lock must cover.
+    """
+    local, third = [], []
+    for req in _wanted(recipe):
+        name = canonicalize_name(req.name)
+        if name in local_deps:
+            local.append(name)
+            third += local_deps[name]
+        else:
+            third.append(str(req))
+    return local, third
 
 
-def run_commands(recipe: Recipe) -> list[str]:
-    """Return the recipe's run commands (its own install commands left out: setup does that)."""
-    return [cmd for cmd in recipe.run if not cmd.startswith(("pip install", "python -m pip"))]
+def lock_inputs(recipes: Sequence[Recipe], local_deps: Mapping[str, Sequence[str]]) -> list[str]:
+    """Every example's third-party requirements, once each: what the lock is compiled from."""
+    return sorted({r for recipe in recipes for r in example_inputs(recipe, local_deps)[1]})
 
 
-def install_commands(recipe: Recipe) -> list[str]:
-    """Return the shell commands that set up and run the downloaded example (POSIX shell)."""
-    return [*SETUP_COMMANDS, *run_commands(recipe)]
+def requirements_txt(
+    recipe: Recipe,
+    versions: Mapping[str, str],
+    lock: examples_lock.Lock,
+    local_deps: Mapping[str, Sequence[str]],
+) -> str:
+    """Return the example's ``requirements.txt``: every package pinned by sha256.
+
+    ``resq``/``hedron`` are the wheels under ``wheels/`` (the site build adds their
+    ``--hash``, known once it has built them); the rest is the example's share of the lock.
+
+    Raises:
+        ValueError: a requirement cannot be parsed, asks for a version this build does not
+            make or the lock does not hold, or is missing from the lock.
+    """
+    local, third = example_inputs(recipe, local_deps)
+    for req in _wanted(recipe):
+        name = canonicalize_name(req.name)
+        version = versions.get(name) or getattr(lock.packages.get(name), "version", None)
+        if version and req.specifier and not req.specifier.contains(version, prereleases=True):
+            raise ValueError(
+                f"recipe {recipe.name!r}: requirements entry {str(req)!r} does not allow "
+                f"{name} {version}, the version this build "
+                + ("makes" if name in versions else f"locks (run `{examples_lock.LOCK_COMMAND}`)")
+            )
+    roots = [canonicalize_name(Requirement(r).name) for r in third]
+    try:
+        packages = examples_lock.closure(lock, roots)
+    except ValueError as exc:
+        raise ValueError(f"recipe {recipe.name!r}: {exc}") from None
+    shipped = " and ".join(local) or "nothing"
+    lines = [
+        f"# {recipe.title}: generated by scripts/examples.py from recipes/{recipe.name}/.",
+        "# Every package is pinned by sha256; in this folder run",
+        "#   pip install --require-hashes -r requirements.txt",
+        f"# {shipped}: the wheels of this documentation build, in {WHEELS_DIR}/ beside this file;",
+        "# the other packages: the versions the test suite ran with, from your package index.",
+    ]
+    lines += [f"./{WHEELS_DIR}/{wheel_filename(d, versions[d])}" for d in local]
+    for package in packages:
+        lines += package.lines()
+    return "\n".join(lines) + "\n"
 
 
-def readme(recipe: Recipe, site_url: str) -> str:
-    """Return the example's ``README.md`` (what it is, how to run it, where it comes from)."""
-    files = "\n".join(f"- `{name}`" for name in recipe.files)
-    commands = "\n".join(install_commands(recipe))
-    run = run_commands(recipe)
-    background = any(cmd.rstrip().endswith("&") for cmd in run)
-    note = (
-        "\nRun each long-running command in its own terminal (same folder, venv activated).\n"
-        if len(run) > 1 and not background
-        else ""
-    )
-    return f"""# {recipe.title}
-
-{recipe.summary}
-
-A standalone copy of the recipe `{recipe.name}` from the resq + hedron documentation
-({site_url}recipes/{recipe.name}/). The code files are byte-identical to the recipe the
-documentation shows and tests; `requirements.txt` installs the exact `resq`/`hedron` wheels
-the site was built with, from the site's own wheels page.
-
-## Run
-
-```bash
-{commands}
-```
-{note}
-On Windows use `py -3 -m venv .venv` and `.venv\\Scripts\\activate`.
-
-## Files
-
-{files}
-- `requirements.txt` (generated: pinned to the documentation build)
-- `README.md` (generated: this file)
-
-Regenerated by the maintainers with `python scripts/examples.py`; do not edit by hand.
-"""
+def _wheels(
+    recipe: Recipe, versions: Mapping[str, str], local_deps: Mapping[str, Sequence[str]]
+) -> list[str]:
+    return [wheel_filename(d, versions[d]) for d in example_inputs(recipe, local_deps)[0]]
 
 
 def quickstart_markdown(name: str, site_url: str | None = None) -> str:
-    """Return the Markdown quickstart a recipe page shows (download, install, run).
+    """Return the Markdown quickstart a recipe page shows (download, install, run, expect).
 
     Args:
         name: the example name (``jobs-poll``).
         site_url: base URL of the site (default: :func:`read_site_url`).
 
     Returns:
-        Markdown (no heading: the page adds its own): a sentence, one shell block, and a
-        line with the single-file and archive alternatives.
+        Markdown (no heading: the page adds its own): the download-and-install block, the run
+        block, what it prints or shows, and the archive with its sha256.
 
     Raises:
         ValueError: ``name`` is not a recipe.
@@ -316,31 +265,7 @@ def quickstart_markdown(name: str, site_url: str | None = None) -> str:
     folder = RECIPES_DIR / name
     if not (folder / "recipe.toml").is_file():
         raise ValueError(f"name: no recipe {name!r} under {RECIPES_DIR}")
-    return _quickstart(load_recipe(folder), site_url or read_site_url())
-
-
-def _quickstart(recipe: Recipe, site_url: str) -> str:
-    run = run_commands(recipe)
-    lines = [
-        "python3 -m venv .venv && . .venv/bin/activate  # Windows: .venv\\Scripts\\activate",
-        f"curl -fsSL {site_url}download_example.py | python3 - {recipe.name}",
-        f"cd {recipe.name}",
-        "pip install -r requirements.txt",
-        *run,
-    ]
-    first = recipe.files[0]
-    block = "\n".join(lines)
-    return f"""The download script checks every file against the site's manifest;
-`requirements.txt` installs the exact `{recipe.library}` build these pages were made with.
-
-```bash
-{block}
-```
-
-One file at a time works too: `curl -fsSL {site_url}examples/{recipe.name}/{first} -o {first}`,
-then `pip install -r {site_url}examples/{recipe.name}/requirements.txt`. Or take the archive:
-[{recipe.name}.tar.gz]({site_url}examples/{recipe.name}.tar.gz).
-"""
+    return examples_docs.quickstart(load_recipe(folder), site_url or read_site_url())
 
 
 def sha256(data: bytes) -> str:
@@ -348,12 +273,35 @@ def sha256(data: bytes) -> str:
     return hashlib.sha256(data).hexdigest()
 
 
+def _entry(recipe: Recipe, wheels: list[str], files: Mapping[str, bytes]) -> dict[str, object]:
+    plan = run_plan(recipe)
+    transcript = read_transcript(recipe.folder)
+    entry: dict[str, object] = {
+        "title": recipe.title,
+        "summary": recipe.summary,
+        "library": recipe.library,
+        "setup": setup_block(recipe.name),
+        "run": run_block(plan),
+    }
+    if plan.background:
+        entry["expect"] = list(transcript.printed) if transcript else []
+    else:
+        page = transcript.page.path if transcript and transcript.page else "/"
+        entry["open"] = plan.server.url + page
+        entry["curl"] = curl_block(plan, transcript, recipe.form_data)
+    entry["wheels"] = wheels
+    entry["archive"] = f"{recipe.name}.tar.gz"
+    entry["files"] = {name: sha256(data) for name, data in files.items()}
+    return entry
+
+
 def build_tree(
     recipes: Sequence[Recipe],
     *,
     site_url: str,
     versions: Mapping[str, str],
-    pins: Mapping[str, str],
+    lock: examples_lock.Lock,
+    local_deps: Mapping[str, Sequence[str]],
 ) -> dict[str, bytes]:
     """Return the whole generated tree as ``{path relative to docs/examples: bytes}``.
 
@@ -361,30 +309,26 @@ def build_tree(
         recipes: the recipes to export.
         site_url: published site URL, ending with ``/``.
         versions: local distribution versions (see :func:`local_versions`).
-        pins: tested third-party versions (see :func:`suite_pins`).
+        lock: the hash lock (see :func:`read_lock`).
+        local_deps: the local distributions' requirements (see :func:`local_dependencies`).
     """
     tree: dict[str, bytes] = {}
     examples: dict[str, object] = {}
     for recipe in recipes:
+        wheels = _wheels(recipe, versions, local_deps)
         files: dict[str, bytes] = {
             name: (recipe.folder / name).read_bytes() for name in recipe.files
         }
-        files["requirements.txt"] = requirements_txt(recipe, site_url, versions, pins).encode()
-        files["README.md"] = readme(recipe, site_url).encode()
+        reqs = requirements_txt(recipe, versions, lock, local_deps)
+        files["requirements.txt"] = reqs.encode()
+        files["README.md"] = examples_docs.readme(recipe, site_url, wheels).encode()
         for name, data in files.items():
             tree[f"{recipe.name}/{name}"] = data
-        tree[f"{QUICKSTART_DIR}/{recipe.name}.md"] = _quickstart(recipe, site_url).encode()
-        examples[recipe.name] = {
-            "title": recipe.title,
-            "summary": recipe.summary,
-            "library": recipe.library,
-            "setup": list(SETUP_COMMANDS),
-            "run": run_commands(recipe),
-            "archive": f"{recipe.name}.tar.gz",
-            "files": {name: sha256(data) for name, data in files.items()},
-        }
+        quick = examples_docs.quickstart(recipe, site_url)
+        tree[f"{QUICKSTART_DIR}/{recipe.name}.md"] = quick.encode()
+        examples[recipe.name] = _entry(recipe, wheels, files)
     manifest = {
-        "format": 1,
+        "format": MANIFEST_FORMAT,
         "generator": "scripts/examples.py",
         "site_url": site_url,
         "wheels": {d: wheel_filename(d, versions[d]) for d in LOCAL_DISTRIBUTIONS},
@@ -399,14 +343,59 @@ def manifest_bytes(manifest: Mapping[str, object]) -> bytes:
     return (json.dumps(manifest, indent=2, ensure_ascii=False) + "\n").encode()
 
 
+def read_lock(path: Path | None = None) -> examples_lock.Lock:
+    """Read the hash lock (default: :data:`LOCK_FILE`).
+
+    Raises:
+        ValueError: it is missing or malformed.
+    """
+    path = path or LOCK_FILE
+    if not path.is_file():
+        raise ValueError(f"lock: {path} is missing: run `{examples_lock.LOCK_COMMAND}`")
+    return examples_lock.parse_lock(path.read_text(encoding="utf-8"), str(path))
+
+
+def lock_problems(recipes: Sequence[Recipe], lock: examples_lock.Lock) -> list[str]:
+    """Why the lock does not fit the recipes and the suite's pins any more (none: fresh)."""
+    inputs = lock_inputs(recipes, local_dependencies())
+    return examples_lock.stale_reasons(lock, inputs, suite_pins())
+
+
 def current_tree(recipes_dir: Path = RECIPES_DIR) -> dict[str, bytes]:
-    """Return the tree the repository's recipes, versions and site URL generate right now."""
+    """Return the tree the repository's recipes, versions and site URL generate right now.
+
+    Raises:
+        ValueError: a recipe is malformed, or the lock is missing or stale.
+    """
+    recipes = load_recipes(recipes_dir)
+    lock = read_lock()
+    problems = lock_problems(recipes, lock)
+    if problems:
+        shown = (
+            LOCK_FILE.relative_to(REPO_ROOT) if LOCK_FILE.is_relative_to(REPO_ROOT) else LOCK_FILE
+        )
+        raise ValueError(
+            f"lock: {shown} is stale ({'; '.join(problems)}): run `{examples_lock.LOCK_COMMAND}`"
+        )
     return build_tree(
-        load_recipes(recipes_dir),
+        recipes,
         site_url=read_site_url(),
         versions=local_versions(),
-        pins=suite_pins(),
+        lock=lock,
+        local_deps=local_dependencies(),
     )
+
+
+def write_lock(recipes_dir: Path = RECIPES_DIR) -> str:
+    """Re-resolve the hash lock for the recipes (network, uv) and write it; return its path.
+
+    Raises:
+        ValueError: uv is missing or cannot resolve.
+    """
+    inputs = lock_inputs(load_recipes(recipes_dir), local_dependencies())
+    lock = examples_lock.compile_lock(inputs, DEV_REQUIREMENTS, REPO_ROOT)
+    LOCK_FILE.write_text(examples_lock.render_lock(lock), encoding="utf-8")
+    return str(LOCK_FILE.relative_to(REPO_ROOT))
 
 
 _DEFAULT_URL_RE = re.compile(r'^DEFAULT_BASE_URL = "[^"]*"$', flags=re.MULTILINE)
@@ -469,10 +458,17 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Command line entry point; returns the exit status."""
     parser = argparse.ArgumentParser(prog="scripts/examples.py", description=__doc__.split("\n")[0])
     parser.add_argument("--check", action="store_true", help="fail if docs/examples/ is stale")
+    parser.add_argument(
+        "--lock", action="store_true", help="re-resolve the hash lock (network), then rewrite"
+    )
     parser.add_argument("--recipes", type=Path, default=RECIPES_DIR, help=argparse.SUPPRESS)
     parser.add_argument("--out", type=Path, default=EXAMPLES_DIR, help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
+    if args.check and args.lock:
+        parser.error("--check and --lock do not go together")
     try:
+        if args.lock:
+            print(f"wrote: {write_lock(args.recipes)}")
         tree = current_tree(args.recipes)
     except ValueError as exc:
         print(f"error: {exc}", file=sys.stderr)

@@ -7,6 +7,9 @@ loaded from another origin at run time.
 Usage as a script::
 
     python scripts/npm_fetch.py htmx.org@2.0.11 dist/htmx.min.js DEST_DIR
+
+The code editor's packages (CodeMirror, fifteen of them) are fetched in one ``npm pack``
+(:func:`pack_all`) and read member by member (:func:`read`) by ``scripts/site/editor_assets.py``.
 """
 
 from __future__ import annotations
@@ -27,33 +30,62 @@ def _cache_dir() -> Path:
     return Path(os.environ.get("RESQ_HEDRON_NPM_CACHE", DEFAULT_CACHE))
 
 
-def pack(spec: str) -> Path:
-    """Return the path of the ``npm pack`` tarball for ``spec`` (``name@exact-version``).
-
-    The tarball is downloaded once into the cache; later calls reuse it.
-    """
+def _tarball(spec: str) -> Path:
+    """Where the tarball of ``spec`` (``name@exact-version``) is kept in the cache."""
     if "@" not in spec.lstrip("@"):
         raise ValueError(f"spec must pin an exact version (name@x.y.z), got {spec!r}")
+    name, version = spec.rsplit("@", 1)
+    return _cache_dir() / f"{name.lstrip('@').replace('/', '-')}-{version}.tgz"
+
+
+def pack_all(specs: list[str]) -> list[Path]:
+    """Return the tarballs of ``specs``, downloading the missing ones with ONE ``npm pack``.
+
+    One npm process for a set of packages (CodeMirror is fifteen) instead of one per package.
+    """
+    tarballs = [_tarball(spec) for spec in specs]
+    missing = [spec for spec, path in zip(specs, tarballs, strict=True) if not path.exists()]
+    if not missing:
+        return tarballs
     cache = _cache_dir()
     cache.mkdir(parents=True, exist_ok=True)
-    name, version = spec.rsplit("@", 1)
-    expected = cache / f"{name.lstrip('@').replace('/', '-')}-{version}.tgz"
-    if expected.exists():
-        return expected
     npm = shutil.which("npm")
     if npm is None:
         raise RuntimeError("npm is required to fetch front-end assets (apt-get install npm)")
     with tempfile.TemporaryDirectory(dir=cache) as tmp:
         subprocess.run(
-            [npm, "pack", spec, "--silent", "--pack-destination", tmp],
+            [npm, "pack", *missing, "--silent", "--pack-destination", tmp],
             check=True,
             stdout=subprocess.DEVNULL,
         )
-        produced = list(Path(tmp).glob("*.tgz"))
-        if len(produced) != 1:
-            raise RuntimeError(f"npm pack {spec} produced {produced!r}")
-        produced[0].replace(expected)
-    return expected
+        for spec in missing:
+            produced = Path(tmp) / _tarball(spec).name
+            if not produced.exists():
+                found = sorted(p.name for p in Path(tmp).glob("*.tgz"))
+                raise RuntimeError(f"npm pack {spec} did not produce {produced.name} ({found})")
+            produced.replace(_tarball(spec))
+    return tarballs
+
+
+def read(spec: str, member: str) -> bytes:
+    """The bytes of ``member`` (a path inside the package, e.g. ``package.json``)."""
+    with tarfile.open(pack(spec), "r:gz") as tar:
+        try:
+            source = tar.extractfile(f"package/{member}")
+        except KeyError:
+            raise KeyError(f"{member} is not in {spec}") from None
+        if source is None:
+            raise RuntimeError(f"{member} is not a file in {spec}")
+        with source:
+            return source.read()
+
+
+def pack(spec: str) -> Path:
+    """Return the path of the ``npm pack`` tarball for ``spec`` (``name@exact-version``).
+
+    The tarball is downloaded once into the cache; later calls reuse it.
+    """
+    return pack_all([spec])[0]
 
 
 def extract(spec: str, members: list[str], dest: Path) -> list[Path]:

@@ -15,7 +15,7 @@ backend = InMemoryJobBackend()
 
 
 async def demo(ctx: TaskContext) -> dict[str, bool]:
-    """The seed's worker as a task: wait a second, then succeed."""
+    """The demo job as a task: wait a second, then succeed."""
     await ctx.sleep(1.0)
     return {"ok": True}
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import itertools
 import os
+import secrets
 
 from fastapi.responses import HTMLResponse
 
@@ -27,7 +28,7 @@ app = Hedron(
     title="Poll component",
     security="standard",
     explorer="off",
-    session_secret=os.environ.get("HEDRON_SESSION_SECRET"),
+    session_secret=os.environ.get("HEDRON_SESSION_SECRET") or secrets.token_urlsafe(48),
 )
 
 _run_ids = itertools.count(1)

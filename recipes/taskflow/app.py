@@ -15,11 +15,11 @@ backend = InMemoryJobBackend()  # local demo only; use SQLiteJobBackend on a rea
 
 
 async def resize(ctx: TaskContext) -> dict[str, int]:
-    """Written once: runs on worker threads here, one step per click in the browser."""
+    """Written once: runs on worker threads here, on the demo's virtual time in the browser."""
     steps = int(ctx.payload["steps"])
     for k in range(steps):
         ctx.progress(k, steps, f"Resizing image {k + 1} of {steps}")
-        await ctx.sleep(1.0)  # a cancellation point too
+        await ctx.sleep(1.6)  # a cancellation point too
     return {"resized": steps}
 
 
@@ -53,6 +53,7 @@ flow = TaskFlow(
     fields=[Field("Steps", Input("steps", type="number", value="3", required=True))],
     payload=parse,
     runner=runner,
+    poll_interval_ms=2000,
     submit_label="Resize",
 )
 flow.mount(app)

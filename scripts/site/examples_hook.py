@@ -2,13 +2,18 @@
 
 The committed tree ``docs/examples/`` (written by ``scripts/examples.py``) is served raw, never
 rendered: MkDocs would turn each ``README.md`` into a page, so the hook takes every
-``examples/`` file out of the build and :func:`publish` copies the files as they are. The built
-site then has:
+``examples/`` file out of the build and :func:`publish` copies the files as they are, adding
+what only a build knows. The built site then has:
 
-- ``/examples/manifest.json`` and ``/examples/<name>/<file>`` (byte-identical to the tree);
-- ``/examples/<name>.tar.gz``: one archive per example (``<name>/<file>`` members);
-- ``/wheels/``: the ``resq`` and ``hedron`` wheels of this very build, with an ``index.html``
-  that ``pip install --find-links <site>/wheels/`` reads (links carry ``#sha256=``);
+- ``/examples/<name>/<file>``: the tree's files, plus ``wheels/<wheel>``, the ``resq`` /
+  ``hedron`` wheels of this very build the example installs; its ``requirements.txt`` gets
+  their ``--hash`` (so ``pip install --require-hashes`` works, with the site down too);
+- ``/examples/<name>.tar.gz`` (``<name>/<file>`` members) and ``<name>.tar.gz.sha256``
+  (``sha256sum -c`` reads it);
+- ``/examples/manifest.json``: the tree's manifest, each example with the sha256 of every
+  file it now holds and of its archive (``archive_sha256``);
+- ``/wheels/``: the wheels again, with an ``index.html`` that ``pip install --find-links
+  <site>/wheels/`` reads (links carry ``#sha256=``);
 - ``/download_example.py``: the download script, its default URL set to the site's URL.
 
 The wheels come from the site's shared wheel build (``runtime.build_local_wheels`` in this
@@ -17,6 +22,7 @@ folder), the same files the in-browser runtime loads.
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import html
 import io
@@ -70,7 +76,11 @@ def wheels_index(wheels: list[Path]) -> str:
 
 def _archive(name: str, files: dict[str, bytes], mtime: float) -> bytes:
     buffer = io.BytesIO()
-    with tarfile.open(fileobj=buffer, mode="w:gz", format=tarfile.PAX_FORMAT) as tar:
+    # mtime=0 in the gzip header too: the same files always give the same archive (and sha256).
+    with (
+        gzip.GzipFile(fileobj=buffer, mode="wb", mtime=0) as zipped,
+        tarfile.open(fileobj=zipped, mode="w", format=tarfile.PAX_FORMAT) as tar,
+    ):
         for filename, data in files.items():
             info = tarfile.TarInfo(f"{name}/{filename}")
             info.size = len(data)
@@ -78,6 +88,63 @@ def _archive(name: str, files: dict[str, bytes], mtime: float) -> bytes:
             info.mtime = int(mtime)
             tar.addfile(info, io.BytesIO(data))
     return buffer.getvalue()
+
+
+def _examples() -> Any:
+    return load_script("examples", ROOT / "scripts" / "examples.py")
+
+
+def with_wheel_hashes(requirements: bytes, wheels: dict[str, bytes]) -> bytes:
+    """Add ``--hash=sha256:…`` to each ``./wheels/<wheel>`` line of ``requirements``.
+
+    Raises:
+        RuntimeError: a wheel is not named by exactly one line (regenerate the tree).
+    """
+    lines = requirements.decode().split("\n")
+    for filename, data in wheels.items():
+        line = f"./{_examples().WHEELS_DIR}/{filename}"
+        if lines.count(line) != 1:
+            raise RuntimeError(
+                f"requirements.txt names {line} {lines.count(line)} times, not once: "
+                "run `python scripts/examples.py`"
+            )
+        digest = hashlib.sha256(data).hexdigest()
+        lines[lines.index(line)] = f"{line} \\\n    --hash=sha256:{digest}"
+    return "\n".join(lines).encode()
+
+
+def _publish_example(
+    out: Path,
+    name: str,
+    entry: dict[str, Any],
+    files: dict[str, bytes],
+    wheels: dict[str, Path],
+    mtime: float,
+) -> None:
+    """Write one example (files, wheels, archive, its sha256) and update its manifest entry."""
+    by_name = {path.name: path for path in wheels.values()}
+    shipped = {}
+    for filename in entry.get("wheels", []):
+        if filename not in by_name:
+            raise RuntimeError(
+                f"{name} installs {filename}, this build makes {sorted(by_name)}: "
+                "run `python scripts/examples.py`"
+            )
+        shipped[filename] = by_name[filename].read_bytes()
+    files["requirements.txt"] = with_wheel_hashes(files["requirements.txt"], shipped)
+    folder = _examples().WHEELS_DIR
+    files.update({f"{folder}/{filename}": data for filename, data in shipped.items()})
+    entry["files"] = {f: hashlib.sha256(data).hexdigest() for f, data in files.items()}
+    for filename, data in files.items():
+        target = out / name / filename
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(data)
+    archive = _archive(name, files, mtime)
+    entry["archive_sha256"] = hashlib.sha256(archive).hexdigest()
+    (out / entry["archive"]).write_bytes(archive)
+    (out / f"{entry['archive']}.sha256").write_text(
+        f"{entry['archive_sha256']}  {entry['archive']}\n", "utf-8"
+    )
 
 
 def publish(
@@ -91,8 +158,8 @@ def publish(
 
     The committed tree names the default site URL. When the site is built for another URL
     (``SITE_URL=… mkdocs build``, or ``mkdocs serve`` on its own address), the generated
-    files (``requirements.txt``, ``README.md``) are re-based onto it and the published
-    manifest carries their new sha256; the recipe's code files are never changed.
+    files (``requirements.txt``, ``README.md``) are re-based onto it; the recipe's code files
+    are never changed. The published manifest carries the sha256 of every file as served.
 
     Args:
         site_dir: the built site's folder.
@@ -108,9 +175,16 @@ def publish(
         RuntimeError: the tree does not match its manifest, or the wheels are not the versions
             the manifest names: regenerate with ``python scripts/examples.py``.
     """
-    examples = load_script("examples", ROOT / "scripts" / "examples.py")
-    committed = (examples_dir / "manifest.json").read_bytes()
-    manifest: dict[str, Any] = json.loads(committed)
+    examples = _examples()
+    manifest: dict[str, Any] = json.loads((examples_dir / "manifest.json").read_bytes())
+    if wheels is None:
+        wheels = local_wheels()
+    names = {dist: path.name for dist, path in wheels.items()}
+    if names != manifest["wheels"]:
+        raise RuntimeError(
+            f"this build makes {names}, docs/examples/manifest.json names "
+            f"{manifest['wheels']}: run `python scripts/examples.py`"
+        )
     old_url: str = manifest["site_url"]
     new_url = site_url.rstrip("/") + "/" if site_url else old_url
     out = site_dir / "examples"
@@ -128,24 +202,9 @@ def publish(
         if new_url != old_url:
             for filename in examples.GENERATED_FILES:
                 files[filename] = files[filename].replace(old_url.encode(), new_url.encode())
-                entry["files"][filename] = hashlib.sha256(files[filename]).hexdigest()
-        for filename, data in files.items():
-            target = out / name / filename
-            target.parent.mkdir(parents=True, exist_ok=True)
-            target.write_bytes(data)
-        (out / entry["archive"]).write_bytes(_archive(name, files, mtime))
+        _publish_example(out, name, entry, files, wheels, mtime)
     manifest["site_url"] = new_url
-    (out / "manifest.json").write_bytes(
-        committed if new_url == old_url else examples.manifest_bytes(manifest)
-    )
-    if wheels is None:
-        wheels = local_wheels()
-    names = {dist: path.name for dist, path in wheels.items()}
-    if names != manifest["wheels"]:
-        raise RuntimeError(
-            f"this build makes {names}, docs/examples/manifest.json names "
-            f"{manifest['wheels']}: run `python scripts/examples.py`"
-        )
+    (out / "manifest.json").write_bytes(examples.manifest_bytes(manifest))
     wheel_dir = site_dir / "wheels"
     shutil.rmtree(wheel_dir, ignore_errors=True)
     wheel_dir.mkdir(parents=True)

@@ -3,13 +3,22 @@
 - MIME types: ``.wasm`` is served as ``application/wasm`` and ``.mjs`` as JavaScript by
   ``mkdocs serve`` (a wrong wasm type makes ``loadPyodide`` hang silently).
 - Generated pages: one page per recipe (``recipes/<name>.md``, files included byte for byte
-  with snippets), the recipes index, and one page per hedron component when hedron exposes a
-  component registry.
-- Widgets on topic pages: a line ``<!-- tryit: NAME -->`` becomes that recipe's widget.
-- Nav: sections are completed from what exists (see ``site_pages.expand_nav``).
+  with snippets, placed on its learning path: ``learning_paths``), the recipes index, one
+  page per hedron component (``component_pages``, with the scoped copy of hedron's
+  stylesheet its previews use: ``preview_css``) and the API reference
+  (``reference_pages``).
+- Topic pages: a line ``<!-- tryit: NAME -->`` becomes that recipe's widget,
+  ``<!-- recipes -->`` the box of the guide's features and their recipes
+  (``guide_features``), ``<!-- component-gallery -->`` the table of every component,
+  ``<!-- install -->`` the commands installing this build's wheels (``install_block``); the
+  guides' mentions of public objects link to their reference entries (``guide_links``).
+- Nav: sections are completed from what exists (see ``site_pages.expand_nav``); the
+  Recipes, component gallery and API reference sections are generated.
 - Runtime: the "Try it" runtime (``scripts/site/runtime.py``) is built (cached) before the
   build and copied into the site under ``_tryit/``. Set ``TRYIT_SKIP_RUNTIME=1`` to build the
   pages without it (the widgets then show their recorded transcripts).
+- Editor: the widget's code editor (CodeMirror, ``scripts/site/editor_assets.py``) is built
+  (cached) and copied into the site under ``_tryit/codemirror/``, with or without the runtime.
 """
 
 from __future__ import annotations
@@ -29,6 +38,12 @@ if str(HERE) not in sys.path:
 
 import bundle  # noqa: E402
 import component_pages  # noqa: E402
+import editor_assets  # noqa: E402
+import guide_features  # noqa: E402
+import guide_links  # noqa: E402
+import install_block  # noqa: E402
+import learning_paths  # noqa: E402
+import preview_css  # noqa: E402
 import reference_pages  # noqa: E402
 import runtime  # noqa: E402
 import site_pages  # noqa: E402
@@ -52,31 +67,67 @@ def _download() -> int | None:
     return int(json.loads(manifest.read_text(encoding="utf-8"))["download"])
 
 
+#: What one build reads once (recipes, features); emptied when a (re)build starts.
+_BUILD: dict[str, Any] = {}
+
+
+def _recipes() -> list[site_pages.RecipeInfo]:
+    if "recipes" not in _BUILD:
+        _BUILD["recipes"] = site_pages.read_recipes(ROOT)
+    return list(_BUILD["recipes"])
+
+
+def _features() -> dict[str, list[guide_features.Feature]]:
+    if "features" not in _BUILD:
+        _BUILD["features"] = guide_features.read_features()
+    return dict(_BUILD["features"])
+
+
+def _component_references() -> dict[str, str]:
+    """``{component name: its API reference identifier}``."""
+    names = reference_pages.identifiers(ROOT).get("hedron", {})
+    return {name: names[name] for name in names if "." not in name}
+
+
 def _generated(config: Any) -> dict[str, str]:
-    recipes = site_pages.read_recipes(ROOT)
+    recipes = _recipes()
     examples = load_script("examples", ROOT / "scripts" / "examples.py")
+    paths = learning_paths.read_paths()
+    all_steps = learning_paths.steps(paths, recipes)
 
     def quickstart(name: str) -> str:
         return str(examples.quickstart_markdown(name, site_url=config["site_url"]))
 
-    pages = {
-        f"recipes/{r.name}.md": site_pages.recipe_page(
-            r, quickstart(r.name) if r.exported else "", _download()
+    def page(recipe: site_pages.RecipeInfo) -> str:
+        before, step, after = learning_paths.find(all_steps, recipe.name)
+        return site_pages.recipe_page(
+            recipe,
+            quickstart(recipe.name) if recipe.exported else "",
+            _download(),
+            step_line=learning_paths.step_line(step) if step else "",
+            step_links=learning_paths.step_links(before, after),
         )
-        for r in recipes
-    }
+
+    pages = {f"recipes/{r.name}.md": page(r) for r in recipes}
     if recipes:
-        pages["recipes/index.md"] = site_pages.recipes_index(recipes)
-    pages.update(component_pages.pages())
+        pages["recipes/index.md"] = learning_paths.index_markdown(paths, recipes)
+    pages.update(component_pages.pages(_component_references()))
     pages.update(reference_pages.pages(ROOT))
     return pages
 
 
 def on_config(config: Any) -> Any:
+    _BUILD.clear()  # `mkdocs serve`: every rebuild reads the recipes and sources again
+    reference_pages.modules.cache_clear()
     docs = Path(config["docs_dir"])
     available = {p.relative_to(docs).as_posix() for p in docs.rglob("*.md")}
     available |= set(_generated(config))
-    config["nav"] = site_pages.expand_nav(config["nav"], available)
+    sections = {
+        "recipes/": learning_paths.nav(learning_paths.read_paths(), _recipes()),
+        f"{component_pages.FOLDER}/": component_pages.nav(),
+        "reference/": reference_pages.nav(ROOT),
+    }
+    config["nav"] = site_pages.expand_nav(config["nav"], available, sections)
     return config
 
 
@@ -88,23 +139,42 @@ def on_pre_build(config: Any) -> None:
 def on_files(files: Any, config: Any) -> Any:
     from mkdocs.structure.files import File
 
-    for uri, content in _generated(config).items():
+    generated = {**_generated(config), preview_css.OUTPUT: preview_css.stylesheet()}
+    for uri, content in generated.items():
         if files.get_file_from_path(uri) is None:
             files.append(File.generated(config, uri, content=content))
     return files
 
 
+def _guide_library(src_uri: str) -> str | None:
+    """The library of a hand-written guide page (``resq/polling.md``), else ``None``."""
+    top = src_uri.split("/", 1)[0]
+    generated = src_uri.startswith(f"{component_pages.FOLDER}/")
+    return top if top in learning_paths.LIBRARIES and not generated else None
+
+
 def on_page_markdown(markdown: str, page: Any, config: Any, files: Any) -> str:
-    """Topic pages embed a recipe's widget with a ``<!-- tryit: NAME -->`` line."""
-    if "tryit:" not in markdown:
-        return markdown
-    recipes = site_pages.read_recipes(ROOT)
-    return site_pages.embed_widgets(markdown, recipes, page.file.src_uri, _download())
+    """Topic pages: widgets, the features box, the gallery table, links to the reference."""
+    where = page.file.src_uri
+    recipes = _recipes()
+    if "tryit:" in markdown:
+        markdown = site_pages.embed_widgets(markdown, recipes, where, _download())
+    titles = {r.name: r.title for r in recipes}
+    markdown = guide_features.embed_features(markdown, where, _features(), titles)
+    markdown = component_pages.embed_gallery(markdown, where)
+    markdown = install_block.embed_install(markdown, config["site_url"])
+    library = _guide_library(where)
+    if library is not None:
+        names = reference_pages.identifiers(ROOT).get(library, {})
+        markdown = guide_links.link_mentions(markdown, names)
+    return markdown
 
 
 def on_post_build(config: Any) -> None:
-    if _skip_runtime():
-        return
-    target = Path(config["site_dir"]) / RUNTIME_DIR
-    shutil.rmtree(target, ignore_errors=True)
-    shutil.copytree(runtime.RUNTIME, target, ignore=shutil.ignore_patterns(".stamp"))
+    site_dir = Path(config["site_dir"])
+    if not _skip_runtime():
+        target = site_dir / RUNTIME_DIR
+        shutil.rmtree(target, ignore_errors=True)
+        shutil.copytree(runtime.RUNTIME, target, ignore=shutil.ignore_patterns(".stamp"))
+    # The code editor (CodeMirror, a few files): copied even when the runtime is skipped.
+    editor_assets.install(site_dir / RUNTIME_DIR / editor_assets.FOLDER)

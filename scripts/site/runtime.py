@@ -14,7 +14,10 @@ Steps (each cached; rerun only when its inputs change):
    the bundle: the pure wheels unpacked into one gzip stream (``bundle.py``);
 6. gzip copies of the wasm, its JavaScript and the standard library (:func:`precompress`),
    which the worker inflates itself;
-7. htmx, taken from hedron's build (same pinned npm package).
+7. htmx, taken from hedron's build (same pinned npm package);
+8. ``tryit-files.json``, the index of the served files and their sha256 (:func:`write_index`):
+   the worker keeps the files it downloads in the browser's Cache Storage under those hashes,
+   so a later visit downloads only this index, and a new build's files replace the old ones.
 
 The MkDocs hook (``scripts/site/hooks.py``) calls :func:`build` and copies the result into the
 built site under ``_tryit/``. Usage as a script: ``python scripts/site/runtime.py [--force]``.
@@ -67,6 +70,7 @@ PURE_ARGS = ["--only-binary=:all:", "--python-version", "3.14", "--implementatio
 PURE_ARGS += ["--abi", "none", "--platform", "any"]
 BROWSER_REQUIREMENTS = HERE / "browser-requirements.txt"
 LOCK_NAME = "tryit-lock.json"
+INDEX_NAME = "tryit-files.json"
 # Standard-library parts no recipe can reach in the browser (debuggers, test runners, REPL,
 # mail/ftp protocols, profilers): left out of the served python_stdlib.zip to save bytes.
 STDLIB_DROP = frozenset(
@@ -344,6 +348,33 @@ def precompress(folder: Path) -> None:
     (folder / "python_stdlib.zip.gz").write_bytes(packed)
 
 
+def write_index(folder: Path, manifest: dict[str, object]) -> dict[str, str]:
+    """Write :data:`INDEX_NAME`: ``{"files": {name: sha256}}`` of every file in ``folder``.
+
+    The bundle's inflated bytes are listed too (under its ``file`` name, not served: a server
+    that labels ``.gz`` files ``Content-Encoding: gzip`` has the browser inflate it). The
+    worker asks for this index on every start (``docs/assets/tryit/files.mjs``).
+    """
+    files = {
+        path.name: hashlib.sha256(path.read_bytes()).hexdigest()
+        for path in sorted(folder.iterdir())
+        if path.is_file() and path.name != INDEX_NAME
+    }
+    files[str(manifest["file"])] = str(manifest["sha256"])
+    text = json.dumps({"files": files}, indent=0, sort_keys=True)
+    (folder / INDEX_NAME).write_text(text + "\n", encoding="utf-8")
+    return files
+
+
+def write_manifests(folder: Path, info: dict[str, object]) -> None:
+    """The lockfile, the bundle and the index of ``folder`` (runtime files and wheels), for the
+    lockfile's ``info`` (Pyodide's): the last step of :func:`build`."""
+    lockfile = load_script("tryit_lockfile", HERE / "lockfile.py")
+    lock = lockfile.write_lock(folder, info, folder / LOCK_NAME)
+    manifest = load_script("tryit_bundle", HERE / "bundle.py").write_bundle(folder, lock)
+    write_index(folder, manifest)
+
+
 def build(*, force: bool = False) -> Path:
     """Assemble the runtime folder (Pyodide files, wheels, lockfile, htmx) and return it."""
     if force:
@@ -358,7 +389,6 @@ def build(*, force: bool = False) -> Path:
     )
     if _stamped(RUNTIME, key):
         return RUNTIME
-    lockfile = load_script("tryit_lockfile", HERE / "lockfile.py")
     staging = CACHE / "runtime.new"
     shutil.rmtree(staging, ignore_errors=True)
     pyodide_dir = staging / "pyodide"
@@ -371,8 +401,7 @@ def build(*, force: bool = False) -> Path:
             shutil.copy2(path, pyodide_dir / path.name)
     info = json.loads((parts[0] / "pyodide-lock.json").read_text())["info"]
     precompress(pyodide_dir)
-    lock = lockfile.write_lock(pyodide_dir, info, pyodide_dir / LOCK_NAME)
-    load_script("tryit_bundle", HERE / "bundle.py").write_bundle(pyodide_dir, lock)
+    write_manifests(pyodide_dir, info)
     shutil.copy2(HTMX, staging / "htmx.min.js")
     _stamp(staging, key)
     shutil.rmtree(RUNTIME, ignore_errors=True)

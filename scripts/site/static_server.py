@@ -34,6 +34,16 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
         **MIME_TYPES,
     }
     server: _Server
+    no_store = False  # send "Cache-Control: no-store" and no Last-Modified
+
+    def send_header(self, keyword: str, value: str) -> None:
+        if not (self.no_store and keyword.lower() == "last-modified"):
+            super().send_header(keyword, value)
+
+    def end_headers(self) -> None:
+        if self.no_store:
+            super().send_header("Cache-Control", "no-store")
+        super().end_headers()
 
     def log_message(self, format: str, *args: object) -> None:
         pass
@@ -63,13 +73,18 @@ class StaticServer:
     Args:
         root: The folder to serve (the built site).
         mime_types: Extra or replacement ``{".ext": "type"}`` entries.
+        no_store: Let the browser keep nothing: every response says ``Cache-Control:
+            no-store`` and has no ``Last-Modified`` (the worst case for a later visit).
     """
 
-    def __init__(self, root: Path, *, mime_types: dict[str, str] | None = None) -> None:
-        handler_cls = _Handler
+    def __init__(
+        self, root: Path, *, mime_types: dict[str, str] | None = None, no_store: bool = False
+    ) -> None:
+        handler_cls: type[_Handler] = _Handler
+        overrides: dict[str, object] = {"no_store": no_store}
         if mime_types:  # e.g. a wrong wasm type, to test the widget's load timeout
-            mapping = {**_Handler.extensions_map, **mime_types}
-            handler_cls = type("_OverrideHandler", (_Handler,), {"extensions_map": mapping})
+            overrides["extensions_map"] = {**_Handler.extensions_map, **mime_types}
+        handler_cls = type("_OverrideHandler", (_Handler,), overrides)
         self.root = root
         handler = functools.partial(handler_cls, directory=str(root))
         self._server = _Server(("127.0.0.1", 0), handler)

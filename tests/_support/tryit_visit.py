@@ -20,9 +20,10 @@ def committed(name: str) -> list[str]:
 class Visit:
     """One browser tab on the site, recording every request it makes."""
 
-    def __init__(self, browser: Any, base_url: str) -> None:
+    def __init__(self, browser: Any, base_url: str, **context: Any) -> None:
+        """``context``: options of Playwright's ``new_context`` (``color_scheme``, ...)."""
         self.base_url = base_url
-        self.context = browser.new_context()
+        self.context = browser.new_context(**context)
         self.page = self.context.new_page()
         self.requests: list[str] = []
         self.errors: list[str] = []
@@ -61,6 +62,13 @@ class Visit:
 
     def transcript(self) -> list[str]:
         return self.widget().locator(".tryit__transcript li").all_inner_texts()
+
+    def status(self) -> str:
+        """The widget's visible status line."""
+        return str(self.widget().locator(".tryit__status").inner_text())
+
+    def button(self, action: str) -> Any:
+        return self.widget().locator(f"button[data-action='{action}']")
 
     def state(self) -> str:
         return str(self.widget().get_attribute("data-state"))

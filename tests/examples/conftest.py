@@ -8,7 +8,7 @@ import functools
 import http.server
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
 
@@ -18,6 +18,7 @@ ROOT = Path(__file__).resolve().parents[2]
 if str(ROOT / "scripts" / "site") not in sys.path:
     sys.path.insert(0, str(ROOT / "scripts" / "site"))
 
+from examples_data import LOCAL_DEPS, LOCK_TEXT, VERSIONS  # noqa: E402
 from scriptload import load_script  # noqa: E402
 
 
@@ -43,25 +44,82 @@ from fastapi import FastAPI
 app = FastAPI()
 '''
 
+EXTRA_PY = b'''"""The same app, spelled out differently."""
+
+from fastapi import FastAPI
+
+app = FastAPI()
+'''
+
 RECIPE_TOML = """title = "Demo poll"
 summary = "A recipe made up by the tests."
 library = "hedron"
-files = ["app.py", "helpers/util.py"]
-run = ["uvicorn app:app --reload"]
+files = ["app.py", "helpers/util.py", "extra.py"]
+run = ["uvicorn app:app --port 8000"]
 requirements = ["hedron", "fastapi"]
+form_data = "steps=2"
+"""
+
+TRANSCRIPT = """t=0s GET / -> 200 OK | Demo page Start
+t=0s POST /tasks/demo -> 200 OK | Queued… Cancel
+t=2s GET /tasks/demo/<id>/status -> 286 Stop Polling | Done.
+= done: terminal state, the app answered 286 at t=2s (htmx swaps it and stops polling)
+"""
+
+CLIENT_TOML = """title = "Demo client"
+summary = "A client recipe made up by the tests."
+library = "resq"
+files = ["server.py", "client.py"]
+run = ["uvicorn server:app --port 8000 --log-level warning &", "python client.py"]
+requirements = ["resq", "uvicorn"]
+"""
+
+CLIENT_TRANSCRIPT = """t=0s GET /job/1 -> 503 Service Unavailable | {"state": "running"}
+t=2s GET /job/1 -> 200 OK | {"state": "done"}
+> 200 done
+= done: terminal state, 200 OK at t=2s
 """
 
 
 @pytest.fixture
 def recipes_dir(tmp_path: Path) -> Path:
-    """A ``recipes/`` folder with one recipe, ``demo-poll`` (two exported files)."""
+    """A ``recipes/`` folder with two recipes: ``demo-poll`` (a hedron app: three exported
+    files, one an extra app, and a form) and ``demo-client`` (a resq client and server)."""
     folder = tmp_path / "recipes" / "demo-poll"
     (folder / "helpers").mkdir(parents=True)
     (folder / "recipe.toml").write_text(RECIPE_TOML)
     (folder / "app.py").write_bytes(APP_PY)
+    (folder / "extra.py").write_bytes(EXTRA_PY)
     (folder / "helpers" / "util.py").write_bytes(b"VALUE = 1\r\n# CRLF kept as is\r\n")
     (folder / "page.md").write_text("Not exported.\n")
+    (folder / "transcript.txt").write_text(TRANSCRIPT)
+    client = tmp_path / "recipes" / "demo-client"
+    client.mkdir()
+    (client / "recipe.toml").write_text(CLIENT_TOML)
+    (client / "server.py").write_bytes(APP_PY)
+    (client / "client.py").write_text('import os\nprint(os.environ.get("BASE_URL"))\n')
+    (client / "transcript.txt").write_text(CLIENT_TRANSCRIPT)
     return tmp_path / "recipes"
+
+
+@pytest.fixture(scope="session")
+def build(examples: ModuleType) -> Callable[..., dict[str, bytes]]:
+    """``build(recipes_dir, site_url, versions=VERSIONS)``: the tree of made-up recipes."""
+
+    def make(
+        recipes_dir: Path, site_url: str, versions: dict[str, str] | None = None
+    ) -> dict[str, bytes]:
+        return dict(
+            examples.build_tree(
+                examples.load_recipes(recipes_dir),
+                site_url=site_url,
+                versions=versions or VERSIONS,
+                lock=examples.examples_lock.parse_lock(LOCK_TEXT),
+                local_deps=LOCAL_DEPS,
+            )
+        )
+
+    return make
 
 
 class _QuietHandler(http.server.SimpleHTTPRequestHandler):

@@ -1,7 +1,8 @@
 """Drive a running hedron app over HTTP the way htmx in a browser would, with a resq client.
 
 Used by the end-to-end example test: open ``/``, submit the page's form when there is one
-(double-submit CSRF cookie echoed in ``X-CSRF-Token``), load ``hx-trigger="load"`` fragments,
+(with the page's CSRF token in ``X-CSRF-Token``, from its ``hx-headers``, as htmx sends it),
+load ``hx-trigger="load"`` fragments,
 and follow every polling element (``hx-trigger="every …"``) with a resq ``Session`` until the
 endpoint answers ``HTTP 286`` (hedron's stop rule), then check that polling really stopped.
 """
@@ -9,12 +10,12 @@ endpoint answers ``HTTP 286`` (hedron's stop rule), then check that polling real
 from __future__ import annotations
 
 import html.parser
+import json
 from dataclasses import dataclass, field
 
 from resq import Session
 
 STOP_POLLING_STATUS = 286
-CSRF_COOKIE = "hedron_csrf"
 
 
 @dataclass
@@ -36,10 +37,13 @@ class _Scanner(html.parser.HTMLParser):
         super().__init__(convert_charrefs=True)
         self.elements: list[_Element] = []
         self.forms: list[_Form] = []
+        self.headers: dict[str, str] = {}  # the page's hx-headers (the CSRF token)
         self._form: _Form | None = None
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         values = {k: v or "" for k, v in attrs}
+        if values.get("hx-headers"):
+            self.headers.update(json.loads(values["hx-headers"]))
         if any(k.startswith("hx-") for k in values):
             self.elements.append(_Element(tag, values))
         if tag == "form":
@@ -91,8 +95,8 @@ def drive(base_url: str, *, window_s: float = 30.0, delay_s: float = 0.1) -> Out
     with Session(base_url, adapter="requests", timeout=10) as client:
         page = client.get("/")
         outcome.steps.append(f"GET / -> {page.status_code}")
-        cookies = dict(page.underlying.cookies)
         assert page.status_code == 200, page.text
+        page_headers = _scan(page.text).headers
         pending = [page.text]
         for _ in range(10):  # bounded: a page, a form answer, lazy fragments
             if not pending:
@@ -123,7 +127,6 @@ def drive(base_url: str, *, window_s: float = 30.0, delay_s: float = 0.1) -> Out
                 if element.attrs.get("hx-trigger") == "load" and _hx_url(element.attrs):
                     method, url = _hx_url(element.attrs) or ("GET", "")
                     r = client.request(method, url, headers={"HX-Request": "true"})
-                    cookies.update(r.underlying.cookies)
                     outcome.steps.append(f"load {method} {url} -> {r.status_code}")
                     pending.append(r.text)
             for form in scanner.forms:
@@ -132,11 +135,8 @@ def drive(base_url: str, *, window_s: float = 30.0, delay_s: float = 0.1) -> Out
                     form.attrs.get("method", "get").upper(),
                     form.attrs.get("action", "/"),
                 )
-                headers = {"HX-Request": "true"}
-                if CSRF_COOKIE in cookies:
-                    headers["X-CSRF-Token"] = cookies[CSRF_COOKIE]
+                headers = {**page_headers, "HX-Request": "true"}
                 r = client.request(method, url, data=form.fields, headers=headers)
-                cookies.update(r.underlying.cookies)
                 outcome.steps.append(f"submit {method} {url} -> {r.status_code}")
                 assert r.status_code < 400, f"{url}: {r.status_code} {r.text}"
                 pending.append(r.text)

@@ -1,32 +1,35 @@
-"""End to end, for every example in the committed tree, as a reader would do it.
+"""End to end, for every example of the committed tree: its recipe page's quickstart, pasted.
 
-Publish the site's example part exactly as the site build does (the hook's ``publish``: raw
-tree, archives, this build's wheels, download script), serve it on 127.0.0.1, fetch the
-download script from it and run it as ``curl … | python3 - --all`` into a temporary folder,
-create one fresh virtualenv (no system site-packages) and ``pip install -r requirements.txt``
-of every example into it (``resq``/``hedron`` from the served wheels, third-party packages
-from the machine's pip configuration), then start each example with its own ``uvicorn``
-command on a free port and drive it to its terminal state over HTTP:
+The site's example part is published as the site build does (the hook's ``publish``: the raw
+tree, this build's wheels inside each example, archives, the download script) and served on
+127.0.0.1. Then the blocks a recipe page shows (``quickstart_markdown``, what the site build
+puts on the page) are pasted into bash, on a machine with no package index: pip sees only a
+local wheelhouse of the third-party wheels (``pip download --require-hashes`` of the hash
+lock), so resq and hedron can only come from the example's own ``wheels/``.
 
-- hedron apps: open ``/``, submit the form if there is one, follow the ``Poll`` with a resq
-  client until the status endpoint answers ``HTTP 286`` (finished, polling stops);
-- resq examples: start the server, run ``python client.py`` against it, which must exit 0.
+- **Download and install**, for the first example verbatim: the download line, ``cd``, the
+  venv inside the folder, ``pip install --require-hashes``. That venv is then shared: for the
+  other examples the block is pasted with its venv line replaced by activating it (one venv
+  for all, to keep the suite's time in check).
+- **Run**, every example side by side, each in a network namespace of its own so that the
+  documented port 8000 is free (``paste_harness.py``): a client block must end with the
+  client's lines of the recipe's transcript and leave no server behind; an app block must
+  serve the URL the README names, showing the transcript's page; the README's curl block must
+  end on HTTP 286 with the transcript's last text; the README's CSRF claims must hold; each
+  extra app the README names must run to its end; Ctrl+C must stop the server.
 """
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import hashlib
 import json
 import os
 import re
-import shlex
 import shutil
-import socket
 import subprocess
 import sys
-import time
-import tomllib
 import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
@@ -34,21 +37,60 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from examples_htmx_driver import drive
 
 ROOT = Path(__file__).resolve().parents[2]
-#: The tree under test (the committed one; another can be named to try the test itself).
-TREE = Path(os.environ.get("EXAMPLES_E2E_TREE", ROOT / "docs" / "examples"))
+HERE = Path(__file__).resolve().parent
+TREE = ROOT / "docs" / "examples"
 MANIFEST = json.loads((TREE / "manifest.json").read_text())
 EXAMPLES = sorted(MANIFEST["examples"])
+LOCK = ROOT / "scripts" / "requirements" / "examples.txt"
 WHEELHOUSE = ROOT / ".cache" / "examples" / "wheelhouse"
 LOCAL_DISTRIBUTIONS = ("resq", "hedron")
-START_TIMEOUT_S = 30.0
-CLIENT_TIMEOUT_S = 120.0
-#: What the final HTML answer must say, for examples whose endpoint does not speak JSON.
-TERMINAL_TEXT = {"poll-component": "done"}
+HARNESS_TIMEOUT_S = 300.0
+PIP_DOWNLOAD = [
+    sys.executable,
+    "-m",
+    "pip",
+    "download",
+    "-q",
+    "--require-hashes",
+    "--only-binary=:all:",
+]
 
 pytestmark = pytest.mark.slow
+
+sys.path.insert(0, str(ROOT / "scripts"))
+import examples_docs  # noqa: E402
+from examples_recipe import file_infos, load_recipe, read_transcript, run_plan  # noqa: E402
+
+
+def blocks(markdown: str) -> dict[str, str]:
+    """The titled shell blocks of a page or README (``title`` -> the block's text)."""
+    found = re.findall(r'^```bash title="([^"]+)"\n(.*?)\n```$', markdown, flags=re.M | re.S)
+    return dict(found)
+
+
+def _offline_env(wheelhouse: Path) -> dict[str, str]:
+    """A machine with no package index and no pip configuration, only ``wheelhouse``."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV"))}
+    env.update(PIP_CONFIG_FILE=os.devnull, PIP_NO_INDEX="1", PIP_FIND_LINKS=str(wheelhouse))
+    env["PIP_DISABLE_PIP_VERSION_CHECK"] = "1"
+    return env
+
+
+def _bash(block: str, cwd: Path, env: dict[str, str], timeout: float = 600) -> str:
+    proc = subprocess.run(
+        ["bash", "-s"],
+        input=block + "\n",
+        cwd=cwd,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+    )
+    assert proc.returncode == 0, f"pasted:\n{block}\nstdout:\n{proc.stdout}\nstderr:\n{proc.stderr}"
+    return proc.stdout
 
 
 @pytest.fixture(scope="module")
@@ -60,214 +102,240 @@ def site_url(hook: ModuleType, static_server: Any, tmp_path_factory: Any) -> Ite
 
 
 @pytest.fixture(scope="module")
-def downloaded(site_url: str, tmp_path_factory: Any) -> Path:
-    """Every example, downloaded with the served script piped into ``python3 -``."""
-    work = tmp_path_factory.mktemp("reader")
-    with urllib.request.urlopen(site_url + "download_example.py", timeout=10) as response:
-        script = response.read()
-    proc = subprocess.run(
-        [sys.executable, "-S", "-", "--all"],
-        input=script,
-        cwd=work,
-        capture_output=True,
-        timeout=120,
-        check=False,
-    )
-    assert proc.returncode == 0, proc.stderr.decode()
-    return work
+def served_manifest(site_url: str) -> dict[str, Any]:
+    with urllib.request.urlopen(f"{site_url}examples/manifest.json", timeout=10) as response:
+        manifest: dict[str, Any] = json.loads(response.read())
+    return manifest
 
 
-def _pip(*args: str) -> None:
-    proc = subprocess.run(
-        [sys.executable, "-m", "pip", *args],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        check=False,
-    )
-    assert proc.returncode == 0, proc.stdout + proc.stderr
+@pytest.fixture(scope="module")
+def pages(examples: ModuleType, site_url: str) -> dict[str, str]:
+    """Each recipe page's quickstart, for the site being served (what the site build shows)."""
+    return {name: examples.quickstart_markdown(name, site_url) for name in EXAMPLES}
 
 
-def _wheelhouse(requirement_files: list[Path]) -> Path:
-    """Third-party wheels for these requirements, fetched once per requirement set.
-
-    Filled by ``pip download`` through the machine's pip configuration the first time; resq
-    and hedron are removed from it, so they can only come from the site.
-    """
-    third_party = sorted(
-        line
-        for path in requirement_files
-        for line in path.read_text().splitlines()
-        if line.strip() and not line.startswith("#") and " @ " not in line
-    )
-    key = hashlib.sha256("\n".join([sys.version, *third_party]).encode()).hexdigest()[:16]
+@pytest.fixture(scope="module")
+def wheelhouse() -> Path:
+    """This platform's files of every locked third-party package, checked by hash, fetched
+    once per lock through the machine's pip configuration (never resq or hedron)."""
+    key = hashlib.sha256(LOCK.read_bytes() + sys.version.encode()).hexdigest()[:16]
     folder = WHEELHOUSE / key
-    if (folder / ".complete").exists():
-        return folder
-    staging = WHEELHOUSE / f"{key}.{os.getpid()}.tmp"
-    shutil.rmtree(staging, ignore_errors=True)
-    reqs = [arg for path in requirement_files for arg in ("-r", str(path))]
-    _pip("download", "-q", "-d", str(staging), *reqs)
-    for dist in LOCAL_DISTRIBUTIONS:
-        for wheel in staging.glob(f"{dist}-*.whl"):
-            wheel.unlink()
-    (staging / ".complete").touch()
-    with contextlib.suppress(OSError):  # a concurrent run may have finished first
-        staging.rename(folder)
-    shutil.rmtree(staging, ignore_errors=True)
+    if not (folder / ".complete").exists():
+        staging = WHEELHOUSE / f"{key}.{os.getpid()}.tmp"
+        shutil.rmtree(staging, ignore_errors=True)
+        proc = subprocess.run(
+            [*PIP_DOWNLOAD, "-d", str(staging), "-r", str(LOCK)],
+            capture_output=True,
+            text=True,
+            timeout=600,
+            check=False,
+        )
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        assert not [p for d in LOCAL_DISTRIBUTIONS for p in staging.glob(f"{d}-*")]
+        (staging / ".complete").touch()
+        with contextlib.suppress(OSError):  # a concurrent run may have finished first
+            staging.rename(folder)
+        shutil.rmtree(staging, ignore_errors=True)
     return folder
 
 
 @pytest.fixture(scope="module")
-def venv(downloaded: Path, site_url: str, tmp_path_factory: Any) -> Path:
-    """One fresh virtualenv with every example's requirements installed; its ``bin/``.
+def reader(pages: dict[str, str], wheelhouse: Path, tmp_path_factory: Any) -> tuple[Path, Path]:
+    """Every example downloaded and installed from its page's block; ``(folder, venv bin)``."""
+    work = tmp_path_factory.mktemp("reader")
+    env = _offline_env(wheelhouse)
+    first, *others = EXAMPLES
+    _bash(blocks(pages[first])[examples_docs.SETUP_TITLE], work, env)
+    venv = work / first / ".venv"
+    for name in others:
+        block = blocks(pages[name])[examples_docs.SETUP_TITLE]
+        assert examples_docs.VENV_LINE in block.splitlines()
+        shared = block.replace(examples_docs.VENV_LINE, f". {venv}/bin/activate")
+        _bash(shared, work, env)
+    return work, venv / "bin"
 
-    ``pip install -r requirements.txt`` of every example, as a reader runs it: resq and hedron
-    from the site (direct references in the files), the rest from a local wheelhouse.
-    """
-    folder = tmp_path_factory.mktemp("venv")
-    subprocess.run([sys.executable, "-m", "venv", "--without-pip", str(folder)], check=True)
-    files = [downloaded / name / "requirements.txt" for name in EXAMPLES]
-    wheelhouse = _wheelhouse(files)
-    reqs = [arg for path in files for arg in ("-r", str(path))]
-    _pip("--python", str(folder / "bin" / "python"), "install", "-q", "--no-index",
-         "--find-links", str(wheelhouse), *reqs)  # fmt: skip
-    # resq and hedron were installed from this site's wheels, not from anywhere else.
-    wanted = "".join(path.read_text() for path in files)
-    for dist, wheel in MANIFEST["wheels"].items():
-        if f"/wheels/{wheel}" not in wanted:
-            continue
-        (info,) = (folder / "lib").glob(f"python3*/site-packages/{dist}-*.dist-info")
+
+def test_the_setup_block_installs_this_builds_wheels_from_the_example(
+    reader: tuple[Path, Path], served_manifest: dict[str, Any]
+) -> None:
+    """resq and hedron came from the example's wheels/ (no index had them), pinned by hash."""
+    work, bin_dir = reader
+    site_packages = next((bin_dir.parent / "lib").glob("python3*/site-packages"))
+    for dist, wheel in served_manifest["wheels"].items():
+        (info,) = site_packages.glob(f"{dist}-*.dist-info")
         origin = json.loads((info / "direct_url.json").read_text())["url"]
-        assert origin == f"{site_url}wheels/{wheel}"
-    return folder / "bin"
-
-
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
-
-
-def _wait_listening(port: int, proc: subprocess.Popen[bytes], log: Path) -> None:
-    deadline = time.monotonic() + START_TIMEOUT_S
-    while time.monotonic() < deadline:
-        if proc.poll() is not None:
-            raise AssertionError(f"server exited with {proc.returncode}:\n{log.read_text()}")
-        try:
-            with socket.create_connection(("127.0.0.1", port), timeout=0.5):
-                return
-        except OSError:
-            time.sleep(0.05)  # polling a condition (the port accepts) with a deadline
-    raise AssertionError(f"server not listening after {START_TIMEOUT_S}s:\n{log.read_text()}")
-
-
-def _server_argv(command: str) -> list[str]:
-    """The command's argv without ``&``, ``--reload`` and its own host/port (ours are added)."""
-    argv: list[str] = []
-    words = iter(shlex.split(command))
-    for word in words:
-        if word in ("--host", "--port"):
-            next(words, None)
-        elif word not in ("&", "--reload") and not word.startswith(("--host=", "--port=")):
-            argv.append(word)
-    return argv
-
-
-class _Server:
-    """One ``uvicorn`` command of an example, run from the venv on a free loopback port."""
-
-    def __init__(self, command: str, cwd: Path, bin_dir: Path, env: dict[str, str]) -> None:
-        argv = _server_argv(command)
-        argv[0] = str(bin_dir / argv[0])
-        self.port = _free_port()
-        argv += ["--host", "127.0.0.1", "--port", str(self.port)]
-        self.log = cwd / f".uvicorn-{self.port}.log"
-        self._log_file = self.log.open("wb")
-        self.proc = subprocess.Popen(
-            argv, cwd=cwd, env=env, stdout=self._log_file, stderr=subprocess.STDOUT
-        )
-        _wait_listening(self.port, self.proc, self.log)
-
-    @property
-    def url(self) -> str:
-        return f"http://127.0.0.1:{self.port}"
-
-    def stop(self) -> None:
-        if self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(timeout=10)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
-                self.proc.wait(timeout=10)
-        self._log_file.close()
-
-
-#: Runs ``python SCRIPT ARGS`` under resq's virtual clock: every request is real, only the
-#: waits between attempts take no time (a 30 s window with 2 s delay is 16 quick requests).
-VIRTUAL_TIME = (
-    "import runpy, sys\n"
-    "from resq.clock import VirtualClock, use_clock\n"
-    "sys.argv = sys.argv[1:]\n"
-    "with use_clock(VirtualClock()):\n"
-    "    runpy.run_path(sys.argv[0], run_name='__main__')\n"
-)
-
-
-def _server_keeps_time(name: str) -> bool:
-    """Whether the recipe's server runs work on real time (its demo names a job runner).
-
-    Such a client waits in real time; a count-based server is driven under virtual time.
-    """
-    recipe = tomllib.loads((ROOT / "recipes" / name / "recipe.toml").read_text())
-    return "runner" in recipe.get("demo", {})
-
-
-def _extra_apps(name: str, folder: Path, run: list[str]) -> list[str]:
-    """``uvicorn`` commands for exported modules defining ``app`` that no run command starts."""
-    started = " ".join(run)
-    commands = []
-    for filename in MANIFEST["examples"][name]["files"]:
-        module = filename.removesuffix(".py")
-        if not filename.endswith(".py") or "/" in filename or f"{module}:app" in started:
-            continue
-        if re.search(r"^app = ", (folder / filename).read_text(), flags=re.MULTILINE):
-            commands.append(f"uvicorn {module}:app")
-    return commands
-
-
-def _printed_lines(name: str) -> list[str] | None:
-    """The lines the recipe's transcript records as printed (``> …``), if it has a transcript."""
-    transcript = ROOT / "recipes" / name / "transcript.txt"
-    if not transcript.is_file():
-        return None
-    lines = transcript.read_text().splitlines()
-    return [line[2:] for line in lines if line.startswith("> ")] or None
-
-
-def _clean_env(bin_dir: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV"))}
-    env["PATH"] = f"{bin_dir}{os.pathsep}{env.get('PATH', '')}"
-    env["VIRTUAL_ENV"] = str(bin_dir.parent)
-    return env
-
-
-def test_every_example_is_published_byte_for_byte(site_url: str) -> None:
-    """The seed's ``curl -fsSL <site>/examples/<name>/<file> -o <file>`` form works.
-
-    Code files are the recipe's bytes; every served file matches the served manifest.
-    """
-    with urllib.request.urlopen(f"{site_url}examples/manifest.json", timeout=10) as response:
-        served_manifest = json.loads(response.read())
+        assert origin.startswith("file://"), origin
+        assert origin.endswith(f"/wheels/{wheel}"), origin
     for name in EXAMPLES:
-        for filename, digest in served_manifest["examples"][name]["files"].items():
+        reqs = (work / name / "requirements.txt").read_text()
+        assert "://" not in reqs  # nothing to fetch from the site: it may be down
+        for wheel in served_manifest["examples"][name]["wheels"]:
+            digest = hashlib.sha256((work / name / "wheels" / wheel).read_bytes()).hexdigest()
+            assert f"./wheels/{wheel} \\\n    --hash=sha256:{digest}\n" in reqs
+
+
+def test_a_tampered_wheel_is_refused_by_the_hash_check(
+    reader: tuple[Path, Path], served_manifest: dict[str, Any], wheelhouse: Path
+) -> None:
+    work, bin_dir = reader
+    name = EXAMPLES[0]
+    copy = work / f"{name}-tampered"
+    shutil.copytree(work / name, copy, ignore=shutil.ignore_patterns(".venv"))
+    (wheel,) = served_manifest["examples"][name]["wheels"][:1]
+    with (copy / "wheels" / wheel).open("ab") as handle:
+        handle.write(b"\0")
+    proc = subprocess.run(
+        [
+            str(bin_dir / "pip"),
+            "install",
+            "--dry-run",
+            "--require-hashes",
+            "-r",
+            "requirements.txt",
+        ],
+        cwd=copy,
+        env=_offline_env(wheelhouse),
+        capture_output=True,
+        text=True,
+        timeout=300,
+        check=False,
+    )
+    assert proc.returncode != 0
+    assert "DO NOT MATCH THE HASHES" in proc.stdout + proc.stderr
+
+
+def _spec(
+    name: str, page: str, folder: Path, bin_dir: Path, entry: dict[str, Any]
+) -> dict[str, Any]:
+    recipe = load_recipe(ROOT / "recipes" / name)
+    plan = run_plan(recipe)
+    spec: dict[str, Any] = {
+        "folder": str(folder),
+        "bin": str(bin_dir),
+        "run": blocks(page)[examples_docs.RUN_TITLE],
+        "port": plan.server.port,
+    }
+    if plan.background:
+        return {**spec, "kind": "client"}
+    readme = (folder / "README.md").read_text()
+    transcript = read_transcript(recipe.folder)
+    submit = transcript.submit if transcript else None
+    extras = [info.command for info in file_infos(recipe, plan) if info.command]
+    return {
+        **spec,
+        "kind": "app",
+        "base": plan.server.url + "/",
+        "open": entry["open"],
+        "curl": blocks(readme)[examples_docs.CURL_TITLE],
+        "submit_url": plan.server.url + submit.path if submit else "",
+        "form_data": recipe.form_data,
+        "extras": extras,
+    }
+
+
+@pytest.fixture(scope="module")
+def runs(
+    reader: tuple[Path, Path],
+    pages: dict[str, str],
+    served_manifest: dict[str, Any],
+    tmp_path_factory: Any,
+) -> dict[str, dict[str, Any]]:
+    """Every example's run block pasted side by side, each in its own network namespace."""
+    probe = subprocess.run(["unshare", "--net", "true"], capture_output=True, check=False)
+    assert probe.returncode == 0, (
+        "these tests need `unshare --net` (root): " + probe.stderr.decode()
+    )
+    work, bin_dir = reader
+    specs_dir = tmp_path_factory.mktemp("specs")
+
+    def one(name: str) -> dict[str, Any]:
+        entry = served_manifest["examples"][name]
+        spec = _spec(name, pages[name], work / name, bin_dir, entry)
+        path = specs_dir / f"{name}.json"
+        path.write_text(json.dumps(spec))
+        cmd = ["unshare", "--net", "--", sys.executable, str(HERE / "paste_harness.py"), str(path)]
+        proc = subprocess.run(
+            cmd, capture_output=True, text=True, timeout=HARNESS_TIMEOUT_S, check=False
+        )
+        assert proc.returncode == 0, f"{name}: harness failed:\n{proc.stdout}\n{proc.stderr}"
+        report: dict[str, Any] = json.loads(proc.stdout)
+        return {**report, "spec": spec}
+
+    with concurrent.futures.ThreadPoolExecutor(max_workers=len(EXAMPLES)) as pool:
+        return dict(zip(EXAMPLES, pool.map(one, EXAMPLES), strict=True))
+
+
+def _recipe_transcript(name: str) -> Any:
+    transcript = read_transcript(ROOT / "recipes" / name)
+    assert transcript is not None, f"{name}: record its transcript first"
+    return transcript
+
+
+CLIENTS = [n for n in EXAMPLES if "expect" in MANIFEST["examples"][n]]
+APPS = [n for n in EXAMPLES if "open" in MANIFEST["examples"][n]]
+
+
+@pytest.mark.parametrize("name", CLIENTS)
+def test_a_client_block_ends_with_the_transcripts_output_and_stops_its_server(
+    name: str, runs: dict[str, dict[str, Any]], reader: tuple[Path, Path]
+) -> None:
+    report = runs[name]
+    assert report["code"] == 0, report
+    expected = list(_recipe_transcript(name).printed)
+    assert expected, f"{name}: the transcript records nothing the client prints"
+    assert report["stdout"].splitlines()[-len(expected) :] == expected, report
+    assert report["port_closed"], f"{name}: the server still listens after the block"
+    readme = (reader[0] / name / "README.md").read_text()
+    assert "\n".join(expected) in readme  # the README says what the block prints
+
+
+@pytest.mark.parametrize("name", APPS)
+def test_an_app_block_serves_what_the_readme_says_and_curl_drives_it(
+    name: str, runs: dict[str, dict[str, Any]], reader: tuple[Path, Path]
+) -> None:
+    report, transcript = runs[name], _recipe_transcript(name)
+    spec = report["spec"]
+    assert report["listening"], report
+    readme = (reader[0] / name / "README.md").read_text()
+    assert f"<{spec['open']}>" in readme  # the URL to open
+    assert report["page"]["status"] == 200
+    assert report["page"]["seen"] == transcript.page.seen  # what appears there
+    curl = report["curl"]
+    assert curl["code"] == 0, curl
+    codes = re.findall(r"^GET \S+ -> (\d+)$", curl["stdout"], flags=re.M)
+    assert codes[-1:] == ["286"], curl
+    assert set(codes[:-1]) <= {"200"}, curl
+    assert curl["final_seen"] == transcript.last.seen, curl
+    if spec["submit_url"]:  # what the README says about the CSRF token
+        assert report["csrf"] == {"without_token": 403, "token_as_field": 200}
+    for command, outcome in report["extras"].items():
+        assert command in readme
+        assert outcome.get("final_status") == 286, outcome
+        assert str(outcome.get("final_state")).lower() in ("succeeded", "none"), outcome
+        assert outcome["stop"]["group_gone"], outcome
+    assert report["server"]["group_gone"], "Ctrl+C left a process running"
+    assert report["port_closed"]
+
+
+def test_every_example_is_published_byte_for_byte(
+    site_url: str, served_manifest: dict[str, Any]
+) -> None:
+    """Each served file matches the served manifest; code files are the recipe's bytes; the
+    archive matches its sha256 (in the manifest and in its ``.sha256`` file)."""
+    for name in EXAMPLES:
+        entry = served_manifest["examples"][name]
+        for filename, digest in entry["files"].items():
             url = f"{site_url}examples/{name}/{filename}"
             with urllib.request.urlopen(url, timeout=10) as response:
                 served = response.read()
             assert hashlib.sha256(served).hexdigest() == digest
-            if filename not in ("requirements.txt", "README.md"):
+            if filename not in ("requirements.txt", "README.md") and "/" not in filename:
                 assert served == (ROOT / "recipes" / name / filename).read_bytes()
+        base = f"{site_url}examples/{entry['archive']}"
+        with urllib.request.urlopen(base, timeout=10) as response:
+            assert hashlib.sha256(response.read()).hexdigest() == entry["archive_sha256"]
+        with urllib.request.urlopen(base + ".sha256", timeout=10) as response:
+            assert response.read().decode() == f"{entry['archive_sha256']}  {entry['archive']}\n"
 
 
 def test_wheels_page_works_with_pip_find_links(site_url: str, tmp_path: Path) -> None:
@@ -285,54 +353,3 @@ def test_wheels_page_works_with_pip_find_links(site_url: str, tmp_path: Path) ->
     for wheel in MANIFEST["wheels"].values():
         with urllib.request.urlopen(f"{site_url}wheels/{wheel}", timeout=10) as response:
             assert (tmp_path / wheel).read_bytes() == response.read()
-
-
-@pytest.mark.parametrize("name", EXAMPLES)
-def test_example_runs_standalone_to_its_terminal_state(
-    name: str, downloaded: Path, venv: Path
-) -> None:
-    folder = downloaded / name
-    entry = MANIFEST["examples"][name]
-    run = entry["run"]
-    assert run, f"{name}: the manifest lists no run command"
-    env = _clean_env(venv)
-    servers: list[_Server] = []
-    try:
-        for command in run:
-            argv = [word for word in shlex.split(command) if word != "&"]
-            assert argv[0] in ("uvicorn", "python", "python3"), f"{name}: cannot run {command!r}"
-            if argv[0] == "uvicorn":
-                servers.append(_Server(command, folder, venv, env))
-                continue
-            assert servers, f"{name}: {command!r} runs before any server"
-            python = [str(venv / "python")]
-            if not _server_keeps_time(name):
-                python += ["-c", VIRTUAL_TIME]
-            proc = subprocess.run(
-                [*python, *argv[1:]],
-                cwd=folder,
-                env={**env, "BASE_URL": servers[-1].url},
-                capture_output=True,
-                text=True,
-                timeout=CLIENT_TIMEOUT_S,
-                check=False,
-            )
-            assert proc.returncode == 0, f"{command}:\n{proc.stdout}\n{proc.stderr}"
-            printed = _printed_lines(name)
-            if printed is not None:  # what the recorded transcript says the reader sees
-                assert proc.stdout.splitlines() == printed
-            else:
-                assert proc.stdout.strip(), f"{command} printed nothing"
-        if entry["library"] == "hedron":
-            for command in _extra_apps(name, folder, run):  # e.g. jobs-poll's advanced.py
-                servers.append(_Server(command, folder, venv, env))
-            for server in servers:
-                outcome = drive(server.url)
-                assert outcome.final_status == 286
-                if outcome.final_state is not None:  # a job: it must have succeeded
-                    assert outcome.final_state.upper() == "SUCCEEDED", outcome
-                else:
-                    assert TERMINAL_TEXT[name] in outcome.final_text.lower(), outcome
-    finally:
-        for server in servers:
-            server.stop()

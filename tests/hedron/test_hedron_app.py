@@ -15,7 +15,7 @@ from hedron_support import SECRET
 from hedron import Alert, Hedron, Page, Status, Text, fragment
 from hedron import Form as HForm
 from hedron.csrf import csrf_protect, csrf_token
-from hedron_core.security import HedronSecurityWarning
+from hedron_core.security import HedronSecurityWarning, csrf_key, csrf_token_for
 
 pytestmark = pytest.mark.anyio
 
@@ -177,12 +177,12 @@ async def test_csrf_cookie_issued_once(client: httpx.AsyncClient) -> None:
     second = await client.get("/plain")
     assert not any(c.startswith("hedron_csrf=") for c in second.headers.get_list("set-cookie"))
     token = (await client.get("/token")).json()["token"]
-    assert token == client.cookies["hedron_csrf"]
+    assert token == csrf_token_for(client.cookies["hedron_csrf"], csrf_key(SECRET))
 
 
 async def test_page_embeds_the_token_in_header_config_and_form(client: httpx.AsyncClient) -> None:
     r = await client.get("/")
-    token = client.cookies["hedron_csrf"]
+    token = csrf_token_for(client.cookies["hedron_csrf"], csrf_key(SECRET))
     assert f"{{&quot;X-CSRF-Token&quot;:&quot;{token}&quot;}}" in r.text
     assert f'<input type="hidden" name="csrf_token" value="{token}">' in r.text
 
@@ -190,8 +190,7 @@ async def test_page_embeds_the_token_in_header_config_and_form(client: httpx.Asy
 @pytest.mark.parametrize("path", ["/act", "/submit", "/plain-protected"])
 async def test_csrf_enforced_on_unsafe_hedron_routes(client: httpx.AsyncClient, path: str) -> None:
     assert (await client.post(path)).status_code == 403  # no cookie yet
-    await client.get("/plain")  # receive the cookie
-    token = client.cookies["hedron_csrf"]
+    token = (await client.get("/token")).json()["token"]  # receive the cookie and its token
     assert (await client.post(path)).status_code == 403  # cookie but no token
     assert (await client.post(path, headers={"X-CSRF-Token": "x" * 43})).status_code == 403
     ok_header = await client.post(path, headers={"X-CSRF-Token": token})
@@ -205,8 +204,9 @@ async def test_csrf_enforced_on_unsafe_hedron_routes(client: httpx.AsyncClient, 
 
 
 async def test_header_must_match_the_cookie() -> None:
-    token = "A" * 43
-    for cookie, status in [(None, 403), ("B" * 43, 403), ("bad token!", 403), (token, 200)]:
+    token = csrf_token_for("A" * 43, csrf_key(SECRET))  # the token issued with cookie A...A
+    cases = [(None, 403), ("B" * 43, 403), ("bad token!", 403), (token, 403), ("A" * 43, 200)]
+    for cookie, status in cases:
         transport = httpx.ASGITransport(app=make_app())
         async with httpx.AsyncClient(transport=transport, base_url="http://test") as c:
             if cookie is not None:
@@ -435,7 +435,7 @@ async def test_sync_handlers_run_inline_in_the_browser_runtime(
 ) -> None:
     import threading
 
-    import hedron._app
+    import hedron._blocking
 
     app = Hedron(title="P", session_secret=SECRET)
     threads: list[int] = []
@@ -448,7 +448,7 @@ async def test_sync_handlers_run_inline_in_the_browser_runtime(
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="http://test") as c:
         await c.get("/")  # CPython: a worker thread, as FastAPI does for `def` endpoints
-        monkeypatch.setattr(hedron._app, "_IN_BROWSER", True)
+        monkeypatch.setattr(hedron._blocking, "_IN_BROWSER", True)
         await c.get("/")  # Pyodide has no threads: called on the event loop's thread
     assert threads[0] != threading.get_ident()
     assert threads[1] == threading.get_ident()

@@ -14,6 +14,7 @@ from hedron_support import SECRET
 from hedron import ComponentRef, Hedron, Page, Poll, Status, Text
 from hedron.responses import fragment
 from hedron_core.htmx import STOP_POLLING_STATUS
+from hedron_core.security import csrf_key, csrf_token_for
 
 pytestmark = pytest.mark.browser
 
@@ -204,7 +205,7 @@ def test_htmx_form_post_carries_csrf_and_explorer_is_csp_clean(
         page.wait_for_selector("#greeting", timeout=DEADLINE_S * 1000)
         assert page.inner_text("#greeting") == "Hello Ada"
         cookie = next(c["value"] for c in context.cookies() if c["name"] == "hedron_csrf")
-        assert seen_tokens == [cookie]
+        assert seen_tokens == [csrf_token_for(cookie, csrf_key(SECRET))]  # bound to the cookie
         assert page.evaluate("window.__cspViolations") == []
 
         page.goto(base + "/_hedron/explorer")

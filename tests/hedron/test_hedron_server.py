@@ -7,7 +7,7 @@ import sys
 from typing import Any
 
 import requests
-from hedron_support import SECRET
+from hedron_support import SECRET, page_token
 
 from hedron import ComponentRef, Hedron, Page, Poll, Status, Text, fragment
 from hedron_core.htmx import STOP_POLLING_STATUS
@@ -43,7 +43,8 @@ def test_real_server_page_poll_answers_and_csrf(live_server: Any) -> None:
         assert page.status_code == 200
         assert page.text.startswith("<!DOCTYPE html>")
         assert page.headers["x-frame-options"] == "DENY"
-        token = http.cookies["hedron_csrf"]
+        token = page_token(page.text)
+        assert token != http.cookies["hedron_csrf"]  # the token is made from the cookie
         codes = [
             http.get(base + "/status", headers={"HX-Request": "true"}, timeout=5).status_code
             for _ in range(3)

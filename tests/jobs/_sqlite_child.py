@@ -4,7 +4,8 @@ Usage: python _sqlite_child.py DB MODE [ARGS...]
 
 - ``submit-then-run DB COUNT``: submit COUNT jobs, print each acknowledged id (flushed),
   then run them on a thread pool whose task sleeps forever (the parent kills us).
-- ``work DB SECONDS``: run a thread-pool worker on DB for up to SECONDS, until no job is left.
+- ``work DB SECONDS``: print ``ready``, wait for a line on stdin (so that every worker starts
+  at once), then run a thread-pool worker on DB for up to SECONDS, until no job is left.
 - ``submit DB COUNT TAG``: submit COUNT jobs tagged TAG and print their ids.
 """
 
@@ -41,6 +42,8 @@ def main() -> None:
         time.sleep(3600)
         runner.stop()
     elif mode == "work":
+        print("ready", flush=True)
+        sys.stdin.readline()  # the parent says go once every worker is ready
         deadline = time.monotonic() + float(sys.argv[3])
         with ThreadPoolRunner(backend, {"record": record}, max_workers=2) as runner:
             while time.monotonic() < deadline and _remaining(db):

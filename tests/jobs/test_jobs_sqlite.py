@@ -41,9 +41,10 @@ def _wait_for(condition: Any, timeout: float = 15.0, what: str = "condition") ->
     raise AssertionError(f"{what} not met within {timeout}s")
 
 
-def _child(*args: str) -> subprocess.Popen[str]:
+def _child(*args: str, stdin: int | None = None) -> subprocess.Popen[str]:
     return subprocess.Popen(
         [sys.executable, str(CHILD), *args],
+        stdin=stdin,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
@@ -134,7 +135,14 @@ def test_several_processes_share_one_file_and_run_each_job_once(db: Path) -> Non
         outs.extend(line for line in out.split() if line)
     assert len(outs) == 120
     assert len(set(outs)) == 120
-    workers = [_child(str(db), "work", "40") for _ in range(3)]
+    workers = [_child(str(db), "work", "40", stdin=subprocess.PIPE) for _ in range(3)]
+    for proc in workers:  # every worker has imported everything: none starts ahead
+        assert proc.stdout is not None
+        assert proc.stdout.readline().strip() == "ready"
+    for proc in workers:
+        assert proc.stdin is not None
+        proc.stdin.write("go\n")
+        proc.stdin.flush()
     for proc in workers:
         _, err = proc.communicate(timeout=60)
         assert proc.returncode == 0, err

@@ -1,4 +1,5 @@
-"""Recipes are run by the "Try it" driver, which lives in ``scripts/site/tryit``."""
+"""Recipes are run by the "Try it" driver (``scripts/site/tryit``) and, for real, by
+``scripts/site/replay``."""
 
 from __future__ import annotations
 

@@ -5,6 +5,7 @@ In the worker every message is handled on the same event loop; so is each test h
 
 from __future__ import annotations
 
+import base64
 import json
 from typing import Any
 
@@ -52,3 +53,36 @@ def test_bad_messages_are_clear_errors() -> None:
         run_blocking(lambda: _send(action="step"))
     with pytest.raises(ValueError, match="action must be"):
         run_blocking(lambda: _send(action="jump", recipe="resq-async-poll"))
+
+
+def test_hedron_messages_play_the_server_at_the_virtual_time_given() -> None:
+    """What panel.mjs sends for a hedron recipe: open, request (at virtual time t), end."""
+    name, session = "jobs-poll", "p"
+
+    async def go() -> None:
+        settings = await _send(action="open", recipe=name, session=session)
+        assert settings == {"interval": 2, "window": 30, "page": "/",
+                            "click": "form button[type=submit]", "title": "Jobs poll"}  # fmt: skip
+        page = await _send(action="request", recipe=name, session=session, method="GET",
+                           url="/", headers=[["Accept", "text/html"]], body=None, t=0)  # fmt: skip
+        assert page["status"] == 200
+        html = base64.b64decode(page["body"]).decode()
+        assert "hedron.css" in html
+        assert page["lines"] == [load_recipe(name).transcript_path.read_text().splitlines()[0]]
+        assert not [k for k, _ in page["headers"] if k.lower() == "set-cookie"]  # hidden
+        css = await _send(action="request", recipe=name, session=session, method="GET",
+                          url="/_hedron/static/hedron.css", headers=[], body=None, t=0)  # fmt: skip
+        assert (css["status"], css["lines"]) == (200, [])  # the app's own files are not lines
+        end = await _send(action="end", recipe=name, session=session, how="idle")
+        assert end["lines"] == ["= done: the page sends no further request"]
+        with pytest.raises(ValueError, match="how must be 'idle' or 'window'"):
+            await _send(action="end", recipe=name, session=session, how="later")
+        with pytest.raises(ValueError, match="url must be root-relative"):
+            await _send(action="request", recipe=name, session=session, method="GET",
+                        url="http://elsewhere/", headers=[], body=None, t=1)  # fmt: skip
+        await _send(action="reset", recipe=name, session=session)
+        with pytest.raises(ValueError, match="'request' before 'open'"):
+            await _send(action="request", recipe=name, session=session, method="GET",
+                        url="/", headers=[], body=None, t=0)  # fmt: skip
+
+    run_blocking(go)

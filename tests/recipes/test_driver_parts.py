@@ -1,67 +1,140 @@
-"""Parts of the "Try it" driver: the hedron window rule, the htmx scan, the lockfile builder."""
+"""Parts of the "Try it" driver: the [demo] table, the recorder, virtual time, the lockfile."""
 
 from __future__ import annotations
 
-import dataclasses
 from pathlib import Path
+from typing import Any
 
+import httpx
 import lockfile  # scripts/site (on the path through conftest.py)
 import pytest
-from tryit import Stepper, load_recipe, run_blocking
-from tryit._hedron_demo import scenario
-from tryit._htmx_scan import scan
-from tryit._record import redact, seen
+from tryit import Demo, run_blocking
+from tryit._record import Recorder, RecordingApp, redact, seen
+from tryit._server import DemoClock, VirtualTimeApp, engine_verdict
+
+from hedron_core.jobs import InMemoryJobBackend, SteppingRunner, TaskContext, current_clock
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_hedron_demo_stops_when_the_window_elapses_before_286() -> None:
-    base = load_recipe("poll-component")  # answers 286 on the third poll, 1 s apart
-    recipe = dataclasses.replace(base, demo={**base.demo, "window": 2})
+def test_demo_table_defaults_and_clear_errors() -> None:
+    demo = Demo.parse({}, "x/recipe.toml")
+    assert (demo.interval, demo.window, demo.page, demo.click) == (1.0, 30.0, "/", None)
+    assert Demo.parse({"click": "form button", "interval": 2}, "w").click == "form button"
+    bad: list[tuple[dict[str, Any], str]] = [
+        ({"clicks": "b"}, r"unknown keys \['clicks'\]"),
+        ({"interval": 0}, "interval must be a number of seconds > 0"),
+        ({"window": "30"}, "window must be a number of seconds > 0"),
+        ({"click": ["a", "b"]}, "click must be a non-empty string"),
+        ({"page": "tasks"}, "page must be a path starting with '/'"),
+        ({"adapter": "aiohttp"}, "adapter must be 'requests' or 'httpx'"),
+    ]
+    for table, message in bad:
+        with pytest.raises(ValueError, match=message):
+            Demo.parse(table, "recipes/x/recipe.toml")
+
+
+def _recorder(clock: DemoClock, **kwargs: Any) -> Recorder:
+    return Recorder(clock=clock, interval=2.0, **kwargs)
+
+
+def test_times_are_shown_as_poll_slots_and_never_before_the_start() -> None:
+    clock = DemoClock()
+    recorder = _recorder(clock)  # a 2 s interval
+    clock.advance(10.0)
+    at = recorder.arrived()  # the first request: time 0
+    recorder.answered(at, "GET", "/", 200, "<p>page</p>", "text/html")
+    recorder.page_ready(at + 0.4)  # a real page that took 0.4 s to be ready
+    for late, status in ((1.9, 200), (5.4, 200), (5.6, 286)):
+        clock.advance(late - (clock() - at - 0.4))
+        recorder.answered(recorder.arrived(), "GET", "/s", status, "s", "text/plain")
+    recorder.page_ended("idle")
+    assert recorder.lines == [
+        "t=0s GET / -> 200 OK | page",  # -0.4 s: shown at 0
+        "t=2s GET /s -> 200 OK | s",  # 1.9 s: 0.1 s early
+        "t=4s GET /s -> 200 OK | s",  # 5.4 s: 1.4 s late (up to 3/4 of the interval)
+        "t=6s GET /s -> 286 Stop Polling | s",  # 5.6 s: 0.4 s early (up to 1/4)
+        "= done: terminal state, the app answered 286 at t=6s (htmx swaps it and stops polling)",
+    ]
+    assert recorder.timeline()[1].split()[:3] == ["1.900s", "GET", "/s"]  # unrounded
+
+
+def test_the_end_line_names_the_window_or_the_engines_verdict() -> None:
+    window = _recorder(DemoClock(), window=3)
+    window.page_ended("window")
+    assert window.lines == ["= done: window elapsed (3s) before the app answered 286"]
+    for adapter, status, outcome in (("requests", 302, "terminal"), ("httpx", 302, "unfinished")):
+        recorder = _recorder(DemoClock(), ok=engine_verdict(adapter))
+        recorder.answered(recorder.arrived(), "GET", "/j", status, "", "text/plain")
+        recorder.returned()
+        assert recorder.outcome == outcome  # requests calls a 302 ok, httpx does not
+
+
+def _app() -> Any:
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        await send({"type": "http.response.start", "status": 200,
+                    "headers": [(b"content-type", b"text/plain")]})  # fmt: skip
+        await send({"type": "http.response.body", "body": b"hi ", "more_body": True})
+        await send({"type": "http.response.body", "body": scope["path"].encode()})
+
+    return app
+
+
+def test_the_recording_middleware_skips_the_apps_static_files() -> None:
+    recorder = _recorder(DemoClock())
+    app = RecordingApp(_app(), recorder, skip="/_hedron/static")
 
     async def go() -> list[str]:
-        stepper = Stepper(lambda s, r: scenario(recipe, s, r))
-        try:
-            result = await stepper.run_to_end()
-        finally:
-            await stepper.close()
-        assert result.outcome == "window"
-        return result.lines
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://x") as client:
+            for url in ("/_hedron/static/hedron.css", "/jobs/aBcDeFgHiJkLmNoPqRsT?x=1"):
+                assert (await client.get(url)).status_code == 200
+        return recorder.lines
 
-    lines = run_blocking(go)
-    assert [line.split(" ->")[0] for line in lines[:-1]] == [
-        "t=0s GET /",
-        "t=1s GET /runs/1/status",
-        "t=2s GET /runs/1/status",
-    ]
-    assert lines[-1] == "= done: window elapsed (2s) before the app answered 286"
+    assert run_blocking(go) == ["t=0s GET /jobs/<id>?x=1 -> 200 OK | hi /jobs/<id>"]
 
 
-def test_scan_finds_the_poll_and_the_form_defaults() -> None:
-    markup = (
-        '<div id="s" hx-get="/s" hx-trigger="every 2s" hx-swap="outerHTML"></div>'
-        '<form hx-post="/go" hx-target="#out"><input name="csrf_token" value="t">'
-        '<input type="checkbox" name="skip" value="1"><select name="size">'
-        '<option value="s">S</option><option value="m">M</option></select>'
-        '<textarea name="note">hi</textarea></form>'
-    )
-    poll, form = scan(markup)
-    assert poll is not None
-    assert (poll.url, poll.interval_s, poll.target, poll.swap) == ("/s", 2.0, "#s", "outerHTML")
-    assert form is not None
-    assert (form.url, form.target, form.swap) == ("/go", "#out", "innerHTML")
-    assert form.fields == {"csrf_token": "t", "size": "s", "note": "hi"}
-    assert scan("<p>nothing</p>") == (None, None)
-    ms_poll = scan('<div hx-get="/x" hx-trigger="load, every 1500ms"></div>')[0]
-    assert ms_poll is not None
-    assert (ms_poll.interval_s, ms_poll.target) == (1.5, "div")
+async def _report(ctx: TaskContext) -> None:
+    for _ in range(2):
+        ctx.progress(0, 1)
+        await ctx.sleep(1.5)
+
+
+def test_a_request_at_t_runs_the_job_work_due_first_and_a_submit_starts_at_once() -> None:
+    backend = InMemoryJobBackend()  # no clock: the demo's, through the seam
+    clock = DemoClock(SteppingRunner(backend, {"report": _report}))
+    seen_states: list[str] = []
+
+    async def app(scope: Any, receive: Any, send: Any) -> None:
+        if scope["path"] == "/submit":
+            backend.submit("report", {}, auth_subject="u", tenant_id="t")
+        job = next(iter(backend._jobs.values()), None)
+        seen_states.append(f"{current_clock()():g} {job.state.value if job else '-'}")
+        await send({"type": "http.response.start", "status": 200, "headers": []})
+        await send({"type": "http.response.body", "body": b""})
+
+    virtual = VirtualTimeApp(app, clock)
+
+    async def go() -> None:
+        transport = httpx.ASGITransport(app=virtual)
+        async with httpx.AsyncClient(transport=transport, base_url="http://x") as client:
+            await client.post("/submit")  # t=0: claimed at 0, right after the request
+            clock.sleep(3.0)  # the client waits 3 s: wake-ups at 1.5 and 3.0 run on the way
+            await client.get("/status")
+
+    run_blocking(go)
+    assert seen_states == ["0 queued", "3 succeeded"]
+    job = next(iter(backend._jobs.values()))
+    assert (job.created_at, job.started_at, job.finished_at) == (0.0, 0.0, 3.0)
 
 
 def test_transcript_text_is_short_and_free_of_run_specific_ids() -> None:
     assert redact("/tasks/x/aB3dE5gH7jK9mN1pQ2rS/status") == "/tasks/x/<id>/status"
     assert redact("internationalization") == "internationalization"
     assert seen('{"a":  1}', "application/json") == '{"a": 1}'
-    assert seen("<p>Hi <b>there</b></p><script>x()</script>", "text/html") == "Hi there"
+    assert seen("<title>T</title><p>Hi <b>there</b></p><script>x()</script>", "text/html") == (
+        "Hi there"
+    )
     assert seen("x" * 100, "text/plain").endswith("…")
     assert len(seen("x" * 100, "text/plain")) == 72
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import secrets
 import uuid
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -14,6 +15,8 @@ from tests._support.redis_server import free_port
 ENGINES = ("celery", "rq")
 READY_TEXT = {"celery": " ready.", "rq": "Listening on"}
 WORKER_START_S = 45.0
+#: The session secret every web process of the test deployments shares.
+SECRET = secrets.token_urlsafe(48)
 
 
 def engine_env(
@@ -33,7 +36,7 @@ def engine_env(
         "HEDRON_JOBS_QUEUE": queue or f"{prefix}queue",
         "HEDRON_TEST_LEASE_S": str(lease_s),
         "HEDRON_TEST_MAX_ATTEMPTS": str(max_attempts),
-        "HEDRON_TEST_SECRET": "scale-tests-" + "s" * 40,
+        "HEDRON_TEST_SECRET": SECRET,
     }
 
 

@@ -14,9 +14,10 @@ for extra in (ROOT, ROOT / "tests" / "jobs", Path(__file__).resolve().parent):
     if str(extra) not in sys.path:
         sys.path.insert(0, str(extra))
 
+from tests._support.live_server import live_server  # noqa: E402
 from tests._support.redis_server import RedisServer, redis_server  # noqa: E402
 
-__all__ = ["redis_server"]
+__all__ = ["live_server", "redis_server"]
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

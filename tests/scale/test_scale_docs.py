@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import re
+import secrets
 import subprocess
 import sys
 import uuid
@@ -52,7 +53,7 @@ def test_the_guide_runs_as_written(redis_server: RedisServer, tmp_path: Path, pr
         "HEDRON_REDIS_URL": redis_server.url,
         "HEDRON_JOBS_PREFIX": prefix,
         "HEDRON_JOBS_QUEUES": "report=reports",
-        "SESSION_SECRET": "docs-test-" + "k" * 40,
+        "SESSION_SECRET": secrets.token_urlsafe(48),
     }
     ports = [free_port(), free_port()]
     tag = uuid.uuid4().hex[:8]

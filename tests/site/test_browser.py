@@ -3,7 +3,8 @@
 One page (one Pyodide interpreter) serves every recipe test of this module: the tests move
 between recipe pages with the theme's instant navigation, which also proves the interpreter
 survives it. Every recipe is stepped to its end, Reset, and run again; both runs must give the
-committed transcript.
+committed transcript (a hedron recipe's page runs in the widget's demo panel, its own htmx
+sending the requests to the worker's in-process app).
 """
 
 from __future__ import annotations
@@ -16,6 +17,7 @@ from urllib.parse import urlsplit
 
 import pytest
 from static_server import StaticServer
+from tryit import load_recipe
 
 from tests._support.tryit_visit import IDLE, LOAD_MS, RECIPES, Visit, committed
 
@@ -97,11 +99,17 @@ def test_recipe_steps_to_the_committed_transcript_then_resets(visit: Visit, name
     assert visit.widget().locator("button[data-action='step']").is_disabled()
     assert visit.widget().locator("button[data-action='reset']").is_enabled()
     outcome = visit.widget().get_attribute("data-outcome")
-    assert outcome in ("terminal", "window")
+    assert outcome in ("terminal", "window", "unfinished")
     assert ("terminal state" in expected[-1]) == (outcome == "terminal")
     panel = visit.widget().locator(".tryit__panel")
     assert panel.is_visible()
-    assert panel.inner_text().strip()
+    if load_recipe(name).library == "hedron":  # the app's own page, run by its htmx
+        frame = visit.widget().locator(".tryit__frame")
+        assert frame.get_attribute("title") == f"Demo app: {load_recipe(name).title}"
+        shown = visit.widget().frame_locator(".tryit__frame").locator("body").inner_text()
+    else:
+        shown = panel.inner_text()
+    assert shown.strip()
 
     visit.click("reset")
     assert visit.transcript() == []
@@ -168,8 +176,8 @@ def test_widget_is_keyboard_operable_and_respects_reduced_motion(visit: Visit) -
         ".tryit__transcript li", "el => getComputedStyle(el).animationName"
     )
     assert animation == "none"
-    live = visit.widget().locator(".tryit__transcript")
-    assert live.get_attribute("aria-live") == "polite"
+    live = visit.widget().locator(".tryit__live")  # the one live region (test_tryit_a11y.py)
+    assert live.get_attribute("role") == "status"
     # keyboard only: Run to end, then focus is on Reset (Step and Run are disabled at the end)
     visit.widget().locator("button[data-action='run']").focus()
     visit.page.keyboard.press("Enter")
@@ -218,18 +226,6 @@ def test_wasm_served_with_a_wrong_type(chromium: Any, built_site: Path) -> None:
             status = visit.widget().locator(".tryit__status").inner_text()
             assert "recorded by the test suite" in status
             assert 'pyodide.asm.wasm as "application/octet-stream"' in status
-
-
-def test_fallback_when_the_runtime_stops_making_progress(chromium: Any, built_site: Path) -> None:
-    # The stall watchdog: a runtime file that never arrives (the request is held) gives up.
-    with StaticServer(built_site) as server, Visit(chromium, server.url) as visit:
-        visit.page.route("**/python_stdlib.zip*", lambda route: None)  # never answered
-        visit.page.add_init_script("globalThis.TRYIT_STALL_MS = 3000")
-        visit.goto(f"recipes/{RECIPES[0]}/")
-        visit.click("step", timeout=LOAD_MS)
-        assert visit.state() == "fallback"
-        assert "timed out" in visit.widget().locator(".tryit__status").inner_text()
-        assert visit.transcript() == committed(RECIPES[0])
 
 
 def test_sync_recipe_without_jspi_shows_the_recorded_transcript_and_says_why(

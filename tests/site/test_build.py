@@ -128,6 +128,32 @@ def test_nav_completion_drops_missing_pages_and_appends_new_ones() -> None:
     ]
 
 
+def test_nav_sections_can_be_generated_for_a_folder() -> None:
+    nav = [{"hedron": ["hedron/a.md", {"Gallery": "hedron/g/"}]}, {"Recipes": "recipes/"}]
+    available = {"hedron/a.md", "hedron/b.md", "hedron/g/x.md", "hedron/g/y.md"}
+    available |= {"recipes/index.md", "recipes/one.md", "recipes/two.md"}
+    sections = {
+        "hedron/g/": [{"Group": ["hedron/g/y.md", "hedron/g/gone.md"]}, {"Empty": ["z.md"]}],
+        "recipes/": ["recipes/index.md", {"Path": [{"1. Two": "recipes/two.md"}]}],
+    }
+    assert site_pages.expand_nav(nav, available, sections) == [
+        {
+            "hedron": [
+                "hedron/a.md",
+                {"Gallery": [{"Group": ["hedron/g/y.md"]}, "hedron/g/x.md"]},
+                "hedron/b.md",
+            ]
+        },
+        {
+            "Recipes": [
+                "recipes/index.md",
+                {"Path": [{"1. Two": "recipes/two.md"}]},
+                "recipes/one.md",  # on no path: appended (and tests/site/test_paths.py fails)
+            ]
+        },
+    ]
+
+
 def test_component_pages_are_generated_from_the_registry(built_site: Path) -> None:
     import hedron_core
 
@@ -138,6 +164,61 @@ def test_component_pages_are_generated_from_the_registry(built_site: Path) -> No
         assert page.exists(), name
     poll = (built_site / "hedron" / "components" / "poll" / "index.html").read_text()
     assert "interval_ms" in poll
+
+
+# An entity escaped twice (``&amp;lt;``) shows ``&lt;`` to the reader. Code blocks may show
+# escaped text on purpose (a doctest of escape_text), so only text outside <pre> counts.
+DOUBLE_ESCAPED = re.compile(r"&amp;(?:lt|gt|quot|amp|apos|#\d+|#x[0-9a-fA-F]+);")
+
+
+def test_no_page_shows_an_entity_escaped_twice(built_site: Path) -> None:
+    offenders = []
+    for path in built_site.rglob("*.html"):
+        text = re.sub(r"<pre\b.*?</pre>", "", path.read_text(encoding="utf-8"), flags=re.S)
+        for match in DOUBLE_ESCAPED.finditer(text):
+            offenders.append(
+                f"{path.relative_to(built_site)}: {text[match.start() - 40 : match.end()]}"
+            )
+    assert offenders == []
+
+
+def test_home_page_installs_the_published_wheels_and_starts_each_path(built_site: Path) -> None:
+    import learning_paths
+
+    home = (built_site / "index.html").read_text(encoding="utf-8")
+    text = html.unescape(re.sub(r"<[^>]+>", "", home))
+    wheels = re.findall(r'pip install "(\w+) @ (\S+\.whl)"', text)
+    assert sorted(name for name, _ in wheels) == ["hedron", "resq"]
+    published = {p.name for p in (built_site / "wheels").glob("*.whl")}
+    pinned = [r.read_text() for r in (built_site / "examples").glob("*/requirements.txt")]
+    for _name, url in wheels:
+        filename = url.rsplit("/", 1)[1]
+        assert filename in published, url
+        # the very wheel the examples pin by hash (they carry a copy in their wheels/)
+        digest = hashlib.sha256((built_site / "wheels" / filename).read_bytes()).hexdigest()
+        users = [text for text in pinned if f"./wheels/{filename}" in text]
+        assert users, filename
+        assert all(f"--hash=sha256:{digest}" in text for text in users), filename
+    for path_steps in learning_paths.steps(
+        learning_paths.read_paths(), site_pages.read_recipes(ROOT)
+    ):
+        assert f'href="recipes/{path_steps[0].recipe.name}/"' in home
+
+
+def test_topic_pages_name_the_recipe_their_widget_runs(built_site: Path) -> None:
+    pages = [p for p in (ROOT / "docs").rglob("*.md") if "<!-- tryit:" in p.read_text("utf-8")]
+    assert pages
+    for source in pages:
+        rel = source.relative_to(ROOT / "docs").as_posix()
+        built = (built_site / rel.removesuffix(".md") / "index.html").read_text("utf-8")
+        names = re.findall(r"^<!--\s*tryit:\s*([\w-]+)", source.read_text("utf-8"), re.M)
+        for name in names:
+            assert f'data-tryit="{name}"' in built
+            assert re.search(
+                rf'class="tryit-recipe">Runs the recipe <strong><a href="[./]*recipes/{name}/"',
+                built,
+            ), (rel, name)
+        assert "Runs the code below" not in built, rel
 
 
 def test_topic_pages_embed_a_widget_with_a_marker() -> None:

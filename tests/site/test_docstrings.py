@@ -22,7 +22,7 @@ def test_component_pages_show_no_role_markup_and_unescaped_types() -> None:
     pages = component_pages.pages()
     poll = pages["hedron/components/poll.md"]
     assert ":data:`" not in poll
-    assert "&#124;" not in poll.split("## Example")[0].split("| `content` |")[1].split("|")[1]
+    assert "&#124;" not in poll.split("## Props")[1].split("| `content` |")[1].split("|")[1]
     for text in pages.values():
         assert ":class:`" not in text
         assert ":data:`" not in text

@@ -9,6 +9,7 @@ fit, or belongs to another build, is not used, and a fresh one replaces it.
 
 from __future__ import annotations
 
+import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -94,6 +95,16 @@ def test_a_snapshot_that_does_not_fit_is_dropped_and_a_fresh_one_saved(
             visit.context.route(
                 "**/tryit-bundle.json",
                 lambda route: route.fulfill(status=200, body=body, content_type="application/json"),
+            )
+            # ... and its index of files lists that manifest (the kept copy is another build's)
+            index = json.loads((built_site / "_tryit/pyodide/tryit-files.json").read_text())
+            index["files"]["tryit-bundle.json"] = hashlib.sha256(body.encode()).hexdigest()
+            listing = json.dumps(index)
+            visit.context.route(
+                "**/tryit-files.json",
+                lambda route: route.fulfill(
+                    status=200, body=listing, content_type="application/json"
+                ),
             )
         else:
             visit.page.evaluate(SPOIL, spoiled)

@@ -11,6 +11,8 @@
 // addresses and function-table slots on every start (withDynlibs); and the bundle's files are
 // written into the file system again (the worker does that in any case).
 
+import { openCache } from "./files.mjs";
+
 const CACHE = "tryit-snapshot";
 const META = "x-tryit-snapshot"; // response header holding what restoring needs (JSON)
 // Bump when what a snapshot holds or how it is restored changes (the linking in withDynlibs,
@@ -98,18 +100,10 @@ export function relink(pyodide, linked, meta) {
   }
 }
 
-async function openCache() {
-  try {
-    return await caches.open(CACHE); // undefined off a secure context (plain http, not localhost)
-  } catch {
-    return null;
-  }
-}
-
 const entry = (key) => new URL(`snapshot/${key}`, self.location.href).href; // never fetched
 
 export async function readSnapshot(key) {
-  const cache = await openCache();
+  const cache = await openCache(CACHE);
   const hit = cache && (await cache.match(entry(key)));
   if (!hit) return null;
   const meta = JSON.parse(hit.headers.get(META) || "null");
@@ -119,7 +113,7 @@ export async function readSnapshot(key) {
 
 // Keep one snapshot: the one for this build of the runtime.
 export async function writeSnapshot(key, { bytes, meta }) {
-  const cache = await openCache();
+  const cache = await openCache(CACHE);
   if (!cache) return false;
   for (const request of await cache.keys()) await cache.delete(request);
   const headers = { "Content-Type": "application/octet-stream", [META]: JSON.stringify(meta) };

@@ -4,12 +4,13 @@
 // what Python answers: transcript lines, and HTML swaps done by the real htmx served by the site.
 
 const BASE = new URL("../../_tryit/", import.meta.url);
-// No progress for this long: give up and show the recorded transcript. The known silent hang
-// (wasm served with a wrong MIME type) is detected at once by the worker; this guards against
-// anything else. Starting the interpreter and importing the libraries send no progress events
-// and take several seconds on a slow machine, hence the generous limits.
-const STALL_MS = () => globalThis.TRYIT_STALL_MS || 60000;
-const PYTHON_STALL_MS = 180000;
+// No progress for this long: give up, say so and show the recorded transcript. Downloads
+// report progress many times a second. Once Python runs (starting, installing, importing) the
+// worker's thread is busy for seconds at a time and can say nothing in between, hence the
+// longer limit then. A step that gets no answer for REPLY_MS means the worker is gone.
+const STALL_MS = 10000;
+const PYTHON_STALL_MS = 60000;
+const REPLY_MS = 10000;
 const reducedMotion = matchMedia("(prefers-reduced-motion: reduce)");
 
 let runtime = null;
@@ -24,7 +25,7 @@ function newWorker() {
   if (globalThis.TRYIT_SIMULATE_NO_JSPI) script.searchParams.set("nojspi", "");
   if (globalThis.TRYIT_SIMULATE_NO_DECOMPRESSION) script.searchParams.set("nodecompress", "");
   const worker = new Worker(script, { type: "module" });
-  worker.onerror = (event) => (worker.startError = event.message || "the worker failed to start");
+  worker.onerror = (event) => (worker.startError = event.message || "it did not start");
   return worker;
 }
 
@@ -40,38 +41,59 @@ function prepareWorker() {
   }
 }
 
+// The one runtime of the visit (a Web Worker running Pyodide), started on the first click; a
+// click after it failed starts a new one (Retry).
 function startRuntime() {
-  if (runtime) return runtime;
+  if (runtime && !runtime.failed) return runtime;
+  if (runtime && runtime.permanent) return runtime; // this browser cannot: trying again won't help
   const listeners = new Set();
   const pending = new Map();
   let nextId = 1;
   let settle;
   const ready = new Promise((resolve, reject) => (settle = { resolve, reject }));
   ready.catch(() => {});
-  const state = { listeners, pending, ready, worker: null, info: null };
+  const state = { listeners, pending, ready, worker: null, info: null, failed: null };
+  runtime = state;
+  globalThis.__tryitRuntime = state; // for the benchmark and the browser tests
   if (!canRun()) {
-    settle.reject(new Error("this browser cannot run WebAssembly in a Web Worker"));
-    runtime = state;
+    state.failed = "This browser cannot run WebAssembly in a Web Worker";
+    state.permanent = true;
+    settle.reject(new Error(state.failed));
     return state;
   }
-  const worker = spare || newWorker();
+  let worker;
+  try {
+    worker = spare || newWorker();
+  } catch (error) {
+    state.failed = `The Python runtime could not be started (${error.message})`;
+    settle.reject(new Error(state.failed));
+    return state;
+  }
   spare = null;
   state.worker = worker;
   let watchdog;
+  // Ends this runtime: the reason is said in plain words; every waiting click learns it.
   const fail = (reason) => {
+    if (state.failed) return;
+    state.failed = reason;
     clearTimeout(watchdog);
     worker.terminate();
     settle.reject(new Error(reason));
+    for (const waiter of pending.values()) waiter.reject(new Error(reason));
+    pending.clear();
   };
+  state.fail = fail;
   let pythonRuns = false;
   const arm = () => {
     clearTimeout(watchdog);
-    const limit = pythonRuns ? PYTHON_STALL_MS : STALL_MS();
-    watchdog = setTimeout(() => fail("the runtime stopped loading (timed out)"), limit);
+    const limit = pythonRuns ? PYTHON_STALL_MS : STALL_MS;
+    const why = `The Python runtime stopped loading (nothing arrived for ${limit / 1000} s)`;
+    watchdog = setTimeout(() => fail(why), limit);
   };
   arm();
-  worker.onerror = (event) => fail(event.message || "the worker failed to start");
-  if (worker.startError) fail(worker.startError); // it failed while it waited
+  const crashed = (what) => fail(`The Python runtime stopped: its worker crashed (${what})`);
+  worker.onerror = (event) => crashed(event.message || "no reason given");
+  if (worker.startError) crashed(worker.startError); // it failed while it waited
   worker.onmessage = ({ data }) => {
     if (data.kind === "progress") {
       pythonRuns = data.python === true;
@@ -84,23 +106,32 @@ function startRuntime() {
       settle.resolve(data);
     } else if (data.kind === "saved") {
       state.saved = data.ok; // the interpreter is kept for the next visit (snapshot.mjs)
+    } else if (data.kind === "kept") {
+      state.kept = data.files; // the files downloaded are kept for the next visit (files.mjs)
     } else if (data.kind === "failed") {
       fail(data.reason);
     } else if (data.kind === "reply") {
       const waiter = pending.get(data.id);
       pending.delete(data.id);
-      if (waiter) (data.error ? waiter.reject(new Error(data.error)) : waiter.resolve(data));
+      if (waiter) {
+        clearTimeout(waiter.timer);
+        if (data.error) waiter.reject(new Error(data.error));
+        else waiter.resolve(data);
+      }
     }
   };
   worker.postMessage({ kind: "start" }); // now the runtime loads
   state.send = (message) =>
     new Promise((resolve, reject) => {
+      if (state.failed) return reject(new Error(state.failed));
       const id = nextId++;
-      pending.set(id, { resolve, reject });
+      const timer = setTimeout(
+        () => fail(`The Python runtime stopped answering (no answer for ${REPLY_MS / 1000} s)`),
+        REPLY_MS,
+      );
+      pending.set(id, { resolve, reject, timer });
       worker.postMessage({ id, message });
     });
-  runtime = state;
-  globalThis.__tryitRuntime = state; // for the benchmark and the browser tests
   return state;
 }
 
@@ -118,6 +149,35 @@ function loadHtmx() {
 }
 
 const MB = (n) => `${(n / 1e6).toFixed(1)} MB`;
+// A transcript line of a request (not "> " printed output nor the "= " end line).
+const isRequest = (line) => line.startsWith("t=");
+
+// Live regions inside the demo panel (hedron's status messages are `role="status"`) would
+// announce every step a second time: the widget's own live region already says what changed.
+function quietLiveRegions(root) {
+  const live = '[aria-live], [role="status"], [role="alert"], [role="log"], [role="timer"]';
+  for (const node of root.querySelectorAll(live)) node.setAttribute("aria-live", "off");
+}
+
+// A `main` landmark inside the demo panel would be a second one inside the page's own.
+function demoteMain(root) {
+  for (const main of root.querySelectorAll("main")) {
+    const div = document.createElement("div");
+    for (const { name, value } of main.attributes) div.setAttribute(name, value);
+    div.replaceChildren(...main.childNodes);
+    main.replaceWith(div);
+  }
+}
+
+// A hedron widget's demo panel (panel.mjs), on the worker's in-process app.
+async function openDemoPanel(widget, rt) {
+  const { DemoPanel, workerTransport } = await import("./panel.mjs");
+  return new DemoPanel({
+    container: widget.panel,
+    transport: workerTransport(rt.send, widget.recipe, widget.session),
+    onNote: (text) => widget.say(text),
+  });
+}
 
 class Widget {
   constructor(root) {
@@ -128,37 +188,54 @@ class Widget {
     const index = [...document.querySelectorAll(".tryit")].indexOf(root);
     this.session = `${this.recipe}@${location.pathname}#${index}`;
     this.status = root.querySelector(".tryit__status");
+    this.live = root.querySelector(".tryit__live"); // the widget's one live region
     this.progress = root.querySelector(".tryit__progress");
     this.panel = root.querySelector(".tryit__panel");
     this.list = root.querySelector(".tryit__transcript");
     this.buttons = [...root.querySelectorAll("button[data-action]")];
+    this.button = (action) => this.buttons.find((b) => b.dataset.action === action);
+    this.recordedBlock = this.findRecorded();
     this.fresh = true;
     this.busy = false;
     this.finished = false;
+    this.canRetry = false;
+    this.rt = null; // the runtime this widget's Python session lives in
     for (const button of this.buttons) {
       button.addEventListener("click", () => this.act(button.dataset.action));
     }
+    // (the page's own script after the widget has shown its buttons: site_pages.GO_LIVE)
     root.dataset.state = "idle";
   }
 
   setBusy(busy) {
     // While busy the buttons stay focusable (aria-disabled; clicks are ignored), so keyboard
     // users keep their place; at the end Step and Run are disabled and focus moves to Reset.
+    // After a failure of the runtime, Retry takes Step's place.
     this.busy = busy;
     this.root.setAttribute("aria-busy", String(busy));
     const focused = this.buttons.find((b) => b === document.activeElement);
+    const failed = this.root.dataset.state === "fallback";
     for (const button of this.buttons) {
-      button.setAttribute("aria-busy", String(busy));
+      const action = button.dataset.action;
       button.setAttribute("aria-disabled", String(busy));
-      const endOnly = button.dataset.action !== "reset" && this.finished;
-      button.disabled = endOnly || this.root.dataset.state === "fallback";
+      if (action === "retry") button.hidden = !(failed && this.canRetry);
+      else if (action === "step") button.hidden = failed && this.canRetry;
+      else if (action === "run") button.hidden = failed && this.canRetry;
+      if (action === "step" || action === "run") button.disabled = this.finished;
     }
-    const reset = this.buttons.find((b) => b.dataset.action === "reset");
-    if (focused && focused.disabled && reset && !reset.disabled) reset.focus();
+    if (focused && (focused.disabled || focused.hidden)) {
+      const next = [this.button("retry"), this.button("reset")].find((b) => !b.hidden && !b.disabled);
+      if (next) next.focus();
+    }
   }
 
   say(text) {
     this.status.textContent = text;
+  }
+
+  // Tell assistive technology, once per action (the widget's one polite live region).
+  announce(text) {
+    this.live.textContent = text;
   }
 
   async act(action) {
@@ -166,9 +243,11 @@ class Widget {
     this.setBusy(true);
     try {
       if (action === "reset") await this.reset();
+      else if (action === "retry") await this.retry();
       else await this.advance(action);
     } catch (error) {
       this.say(`Error: ${error.message}`);
+      this.announce(`Error: ${error.message}`);
     } finally {
       this.setBusy(false);
     }
@@ -179,6 +258,7 @@ class Widget {
     if (!rt.info) {
       this.progress.hidden = false;
       this.progress.value = 0; // moved by the worker's `done`: an indeterminate bar animates
+      this.announce("Loading the Python runtime…");
       const show = (p) => {
         if (p.kind === "ready") this.say(`Python ready (${MB(p.bytes)} in ${(p.ms / 1000).toFixed(1)} s).`);
         else this.say(`${p.stage}… ${MB(p.bytes)}`);
@@ -198,86 +278,159 @@ class Widget {
   }
 
   async advance(action) {
+    this.lastAction = action;
     let rt;
     try {
       rt = await this.ensureReady();
     } catch (error) {
-      this.fallback(error.message);
+      this.fallback(error.message, { retry: !(runtime && runtime.permanent) });
       return;
+    }
+    if (rt !== this.rt) {
+      // a new runtime (after Retry): this widget's earlier session was in the one that failed
+      if (this.rt) this.clear();
+      this.rt = rt;
+      this.fresh = true;
     }
     this.root.dataset.state = "running";
-    const message = { action, recipe: this.recipe, session: this.session, fresh: this.fresh };
-    const reply = await rt.send(message);
-    this.fresh = false;
-    const result = reply.result;
-    if (result.unsupported) {
-      this.fallback(result.unsupported);
+    let answer;
+    try {
+      answer = this.root.dataset.library === "hedron"
+        ? await this.stepPage(action, rt)
+        : await this.stepCode(action, rt);
+    } catch (error) {
+      if (!rt.failed) throw error; // Python said no: shown as an error, the runtime lives on
+      this.fallback(rt.failed, { retry: true });
       return;
     }
-    this.apply(result);
-    this.root.dataset.lastStepMs = String(reply.ms);
+    this.fresh = false;
+    const { result, ms } = answer;
+    if (result.unsupported) {
+      this.fallback(`This recipe cannot run in this browser: ${result.unsupported}`, { retry: false });
+      return;
+    }
+    this.apply(result, action);
+    this.root.dataset.lastStepMs = String(ms);
   }
 
-  apply(result) {
+  // hedron: the app's page runs in the demo panel and its htmx sends the requests (panel.mjs).
+  async stepPage(action, rt) {
+    const started = performance.now();
+    this.demo ||= await openDemoPanel(this, rt);
+    const result = await (action === "step" ? this.demo.step() : this.demo.run());
+    return { result, ms: performance.now() - started };
+  }
+
+  // resq: the recipe's client code steps in the worker, one request at a time.
+  async stepCode(action, rt) {
+    const message = { action, recipe: this.recipe, session: this.session, fresh: this.fresh };
+    const reply = await rt.send(message);
+    return { result: reply.result, ms: reply.ms };
+  }
+
+  // The hand-over point: one step's (or a whole run's) answer from Python is shown here.
+  apply(result, action = "step") {
+    this.swapPanel(result.swaps);
+    const added = this.addLines(result.lines);
+    const requests = [...this.list.children].filter((li) => isRequest(li.textContent)).length;
+    let state;
+    if (result.done) {
+      this.finished = true;
+      this.root.dataset.state = "done";
+      this.root.dataset.outcome = result.outcome;
+      state = `Stopped (${result.message}).`; // Python says which
+      this.say(`${state} Reset to run it again.`);
+    } else {
+      state = `Paused after request ${requests}.`;
+      this.say(`${state} Step sends the next one.`);
+    }
+    // one announcement: a step's new lines, or for Run to end a summary (not every line)
+    if (action === "run") this.announce(`Ran to the end: ${requests} requests. ${state}`);
+    else this.announce(`${added.join(" ")} ${state}`);
+  }
+
+  swapPanel(swaps) {
     const htmx = globalThis.htmx;
-    for (const swap of result.swaps) {
+    for (const swap of swaps) {
       this.panel.hidden = false;
       const target = swap.target ? this.panel.querySelector(swap.target) : this.panel;
       if (target) htmx.swap(target, swap.html, { swapStyle: swap.style, swapDelay: 0, settleDelay: 0 });
     }
-    for (const line of result.lines) {
+    quietLiveRegions(this.panel);
+    demoteMain(this.panel);
+    // the app's own document in a hedron panel: its status regions would speak a second time
+    const app = this.demo?.frame?.contentDocument;
+    if (app) quietLiveRegions(app);
+  }
+
+  addLines(lines) {
+    for (const line of lines) {
       const item = document.createElement("li");
       item.textContent = line;
       this.list.appendChild(item);
     }
     const last = this.list.lastElementChild;
-    if (last && last.scrollIntoView) {
+    if (lines.length && last && last.scrollIntoView) {
       last.scrollIntoView({ block: "nearest", behavior: reducedMotion.matches ? "auto" : "smooth" });
     }
-    if (result.done) {
-      this.finished = true;
-      this.root.dataset.state = "done";
-      this.root.dataset.outcome = result.outcome;
-      this.say(`Stopped (${result.message}). Reset to run it again.`); // Python says which
-    } else {
-      this.steps = (this.steps || 0) + 1;
-      this.say(`Paused after request ${this.steps}. Step sends the next one.`);
-    }
+    return lines;
   }
 
-  async reset() {
-    if (runtime && runtime.info && !this.fresh) {
-      await runtime.send({ action: "reset", recipe: this.recipe, session: this.session });
-    }
+  // Back to the start: no transcript, no panel, Step and Run usable.
+  clear() {
+    this.demo?.reset();
+    this.demo = null;
     this.fresh = true;
     this.finished = false;
-    this.steps = 0;
+    this.canRetry = false;
     this.list.replaceChildren();
     this.panel.replaceChildren();
     this.panel.hidden = true;
     delete this.root.dataset.outcome;
-    if (this.root.dataset.state !== "fallback") this.root.dataset.state = "idle";
-    this.say("Reset. Click Step to run the code again.");
+    this.root.dataset.state = "idle";
   }
 
-  fallback(reason) {
+  async reset() {
+    if (runtime && runtime === this.rt && runtime.info && !runtime.failed && !this.fresh) {
+      await runtime.send({ action: "reset", recipe: this.recipe, session: this.session });
+    }
+    this.clear();
+    this.say("Reset. Click Step to run the code again.");
+    this.announce("Reset.");
+  }
+
+  // Start the runtime again (a new worker) and repeat what failed.
+  async retry() {
+    this.clear();
+    await this.advance(this.lastAction || "step");
+  }
+
+  // The code cannot run here: say why, show the recorded transcript. `retry`: whether starting
+  // the runtime again may help (Retry then takes Step's place); Reset is always usable.
+  fallback(reason, { retry }) {
     this.root.dataset.state = "fallback";
     this.finished = true;
-    const recorded = this.recorded();
+    this.canRetry = retry;
     this.list.replaceChildren(
-      ...recorded.map((line) => {
+      ...this.recorded().map((line) => {
         const item = document.createElement("li");
         item.textContent = line;
         return item;
       }),
     );
-    this.say(`Could not run the code in this browser: ${reason}. Showing the transcript recorded by the test suite instead.`);
+    const text = `${reason}. Showing the transcript recorded by the test suite instead.`;
+    this.say(retry ? `${text} Retry starts the runtime again.` : text);
+    this.announce(text);
+  }
+
+  findRecorded() {
+    let node = this.root.nextElementSibling;
+    while (node && !node.classList.contains("tryit-recorded")) node = node.nextElementSibling;
+    return node;
   }
 
   recorded() {
-    let node = this.root.nextElementSibling;
-    while (node && !node.classList.contains("tryit-recorded")) node = node.nextElementSibling;
-    const code = node && node.querySelector("code");
+    const code = this.recordedBlock && this.recordedBlock.querySelector("code");
     return code ? code.textContent.replace(/\n$/, "").split("\n") : [];
   }
 }

@@ -4,6 +4,7 @@
 // (snapshot.mjs), then relays messages to Python (`tryit.browser.handle`). No stepping logic
 // lives here.
 
+import { FileCache, sha256 } from "./files.mjs";
 import {
   dropSnapshot,
   readSnapshot,
@@ -38,7 +39,7 @@ const warnNull = (what) => (error) => {
 let bytes = 0;
 let lastReport = 0;
 let stage = "";
-let pythonRuns = false; // the interpreter has started (no more risk of the wasm MIME hang)
+let pythonRuns = false; // CPython runs: its thread may now be busy for seconds without a word
 
 // How far the boot is (0..1) for the page's progress bar: the download by bytes (up to 0.4,
 // when the manifest says how many), then each stage. A bar that only moves when this does
@@ -104,61 +105,119 @@ function counted(body) {
   );
 }
 
-async function fetchInflated(input, init) {
-  const url = new URL(input instanceof Request ? input.url : String(input), self.location.href);
-  const type = PRECOMPRESSED[url.pathname.split("/").pop()];
-  if (!type || !canInflate) return null;
-  const packed = await realFetch(url.href + ".gz", init).catch(() => null);
-  if (!packed || !packed.ok || !packed.body) return null; // the plain file, then
-  // A server that labels .gz files "Content-Encoding: gzip" has had the browser inflate it.
-  const inflated = /gzip/i.test(packed.headers.get("content-encoding") || "");
-  const body = inflated
-    ? counted(packed.body)
-    : counted(packed.body).pipeThrough(new DecompressionStream("gzip"));
-  return new Response(body, { headers: { "Content-Type": type } });
+// A file of the runtime that could not be downloaded, said in plain words.
+class DownloadError extends Error {
+  constructor(name, why) {
+    const what = /\.whl$|^site-packages/.test(name) ? "packages" : "runtime";
+    super(`The Python ${what} could not be downloaded (${name}: ${why})`);
+  }
 }
 
+// The files of this build and their sha256 (files.mjs): replaced once boot() has read the
+// build's index; until then, and without Cache Storage, nothing is cached.
+let files = new FileCache(null, null);
+const storing = []; // files being kept for the next visit
+
 const realFetch = self.fetch.bind(self);
-self.fetch = async (input, init) => {
-  const inflated = await fetchInflated(input, init);
-  if (inflated) return inflated;
-  const response = await realFetch(input, init);
-  const type = response.headers.get("content-type") || "";
-  if (response.url.endsWith(".wasm") && !type.startsWith("application/wasm")) {
-    // Pyodide would hang here without an error: say what is wrong instead.
-    const reason = `the server sends ${response.url.split("/").pop()} as "${type}", not application/wasm`;
-    postMessage({ kind: "failed", reason });
-    throw new Error(reason);
+
+// One file of the runtime folder, as served: from the cache when this build's copy is there,
+// else from the server (and then kept). Throws a DownloadError when it cannot be had.
+async function getFile(name, init, type) {
+  const hit = await files.get(name);
+  if (hit) return hit;
+  let response;
+  try {
+    // "no-cache": a copy in the HTTP cache is used only once the server says it is current
+    // (a server that sends no cache headers lets the browser guess, and it may guess wrong)
+    response = await realFetch(new URL(name, PYODIDE), { ...init, cache: "no-cache" });
+  } catch {
+    throw new DownloadError(name, "the connection failed");
   }
-  if (!response.ok || !response.body) return response;
-  return new Response(counted(response.body), {
-    status: response.status,
-    statusText: response.statusText,
-    headers: response.headers,
-  });
+  if (!response.ok || !response.body) {
+    throw new DownloadError(name, `the server answered HTTP ${response.status}`);
+  }
+  const served = response.headers.get("content-type") || "";
+  if (name.endsWith(".wasm") && !served.startsWith("application/wasm")) {
+    // Pyodide would hang here without an error: say what is wrong instead.
+    throw new Error(`The server sends ${name} as "${served}", not application/wasm`);
+  }
+  let body = response.body;
+  if (files.cache && files.index[name]) {
+    let keep;
+    [body, keep] = body.tee();
+    // A server that labels .gz files "Content-Encoding: gzip" has had the browser inflate
+    // it: these are the plain file's bytes, kept as such.
+    const inflated = name.endsWith(".gz") && /gzip/i.test(response.headers.get("content-encoding") || "");
+    const plain = inflated ? name.slice(0, -3) : undefined;
+    const kept = new Response(keep)
+      .arrayBuffer()
+      .then((data) => files.put(name, data, (plain && PRECOMPRESSED[plain]) || type || served, plain));
+    storing.push(kept.catch(warnNull(`${name} was not kept`)));
+  }
+  return new Response(counted(body), { status: response.status, headers: response.headers });
+}
+
+// A file of the runtime folder as Pyodide wants it (the plain file's bytes and type): its gzip
+// copy inflated here when there is one (and the browser can), else the plain file.
+// `gzipOnly`: the build serves it only compressed (the bundle).
+async function runtimeFile(name, init, { gzipOnly = false } = {}) {
+  const type = PRECOMPRESSED[name];
+  if (type && canInflate) {
+    const plain = await files.get(name); // kept as plain bytes on an earlier visit
+    if (plain) return plain;
+    const packed = await getFile(name + ".gz", init).catch((error) => {
+      if (gzipOnly) throw error;
+      console.warn(`tryit: taking the plain ${name}:`, error);
+      return null;
+    });
+    if (packed) {
+      const encoded = /gzip/i.test(packed.headers.get("content-encoding") || "");
+      const body = encoded ? packed.body : packed.body.pipeThrough(new DecompressionStream("gzip"));
+      return new Response(body, { headers: { "Content-Type": type } });
+    }
+  }
+  return getFile(name, init, type);
+}
+
+// Pyodide's own downloads (the wasm, the standard library, the lockfile, wheels) come here. A
+// failed one is said at once: Pyodide itself would only log it and wait (the wasm) or fail
+// later with a less clear error.
+self.fetch = async (input, init) => {
+  const url = new URL(input instanceof Request ? input.url : String(input), self.location.href);
+  if (!url.href.startsWith(PYODIDE.href) || url.search) return realFetch(input, init);
+  try {
+    return await runtimeFile(decodeURIComponent(url.pathname.slice(PYODIDE.pathname.length)), init);
+  } catch (error) {
+    fail(error);
+    throw error;
+  }
 };
 
 // The bundle (scripts/site/bundle.py): every wheel, unpacked, in one gzip stream. It needs
-// DecompressionStream and Web Crypto (to check its sha256); without them, or if anything about
-// it fails, every wheel goes through Pyodide's loadPackage instead (slower, same files).
+// DecompressionStream and Web Crypto (to check its sha256); without them, or if its bytes are
+// not the ones the manifest lists, every wheel goes through Pyodide's loadPackage instead
+// (slower, same files). One that cannot be downloaded fails the start: the wheels would come
+// the same way.
 function canUseBundle() {
   return canInflate && !!crypto.subtle;
 }
 
 async function fetchManifest() {
-  const response = await fetch(new URL("tryit-bundle.json", PYODIDE));
-  if (!response.ok) throw new Error(`tryit-bundle.json: HTTP ${response.status}`);
-  return response.json();
+  return (await runtimeFile("tryit-bundle.json")).json();
+}
+
+// The build's index of its files and their sha256 (files.mjs), asked of the server on every
+// start (it is what says whether the kept files are still this build's); null without one.
+async function fetchIndex() {
+  const response = await realFetch(new URL("tryit-files.json", PYODIDE), { cache: "no-cache" });
+  if (!response.ok) throw new Error(`tryit-files.json: HTTP ${response.status}`);
+  return (await response.json()).files;
 }
 
 async function fetchBundle(manifest) {
-  // through the wrapper: inflated here, or by the browser if the server says Content-Encoding
-  const response = await fetch(new URL(manifest.file, PYODIDE));
-  if (!response.ok) throw new Error(`${manifest.file}: HTTP ${response.status}`);
+  const response = await runtimeFile(manifest.file, undefined, { gzipOnly: true });
   const bytes = new Uint8Array(await response.arrayBuffer());
-  const digest = new Uint8Array(await crypto.subtle.digest("SHA-256", bytes));
-  const hex = Array.from(digest, (b) => b.toString(16).padStart(2, "0")).join("");
-  if (hex !== manifest.sha256) throw new Error(`${manifest.file}: sha256 mismatch`);
+  if ((await sha256(bytes)) !== manifest.sha256) throw new Error(`${manifest.file}: sha256 mismatch`);
   return bytes;
 }
 
@@ -194,24 +253,21 @@ function unpackBundle(pyodide, manifest, bytes) {
   pyodide.runPython("import importlib; importlib.invalidate_caches()");
 }
 
-// Pyodide's Emscripten module factory (pyodide.asm.mjs, 1.25 MB). Pyodide would import() it,
-// which the fetch wrapper never sees: import the inflated copy from a blob URL instead, or the
-// plain file if that is not possible.
-async function importEmscriptenModule() {
-  const plain = new URL("pyodide.asm.mjs", PYODIDE).href;
-  const inflated = await fetchInflated(plain);
-  if (inflated) {
-    const blob = new Blob([await inflated.arrayBuffer()], { type: "text/javascript" });
-    const url = URL.createObjectURL(blob);
-    try {
-      return (await import(url)).default;
-    } catch (error) {
-      console.warn("tryit: importing the plain pyodide.asm.mjs instead:", error);
-    } finally {
-      URL.revokeObjectURL(url);
-    }
+// An ES module of the runtime (pyodide.mjs; pyodide.asm.mjs, Emscripten's module factory,
+// 1.25 MB). import() would bypass the fetch wrapper (and so the gzip copy and the kept files):
+// import it from a blob URL instead, or the plain file if that is not possible.
+async function importModule(name) {
+  const response = await runtimeFile(name); // a DownloadError fails the start
+  const blob = new Blob([await response.arrayBuffer()], { type: "text/javascript" });
+  const url = URL.createObjectURL(blob);
+  try {
+    return await import(url);
+  } catch (error) {
+    console.warn(`tryit: importing the plain ${name} instead:`, error);
+  } finally {
+    URL.revokeObjectURL(url);
   }
-  return (await import(plain)).default;
+  return import(new URL(name, PYODIDE).href);
 }
 
 let browser = null;
@@ -221,14 +277,20 @@ let jspi = false;
 // bundle, its shared libraries are linked before CPython starts (snapshot.mjs explains why).
 async function start({ loadPyodide, factory, manifest, dynlibs, snapshot }) {
   let linked = null;
-  if (!snapshot) {
-    const plain = factory;
-    factory = (moduleArg) => {
-      // Emscripten runs these once the wasm is instantiated, before CPython starts
-      moduleArg.preRun = [].concat(moduleArg.preRun || [], () => setStage("Starting Python"));
-      return plain(moduleArg);
+  const plain = factory;
+  factory = (moduleArg) => {
+    // Emscripten runs these once the wasm is instantiated, before CPython starts
+    if (!snapshot) moduleArg.preRun = [].concat(moduleArg.preRun || [], () => setStage("Starting Python"));
+    // ... and CPython itself once nothing is awaited any more (the standard library, the
+    // shared libraries): from then on the thread is busy for seconds, without a word.
+    moduleArg.monitorRunDependencies = (left) => {
+      if (left === 0) {
+        pythonRuns = true;
+        report(true);
+      }
     };
-  }
+    return plain(moduleArg);
+  };
   if (manifest) {
     ({ factory, linked } = withDynlibs(factory, dynlibs, snapshot ? snapshot.bytes.length : 0));
   }
@@ -256,7 +318,8 @@ async function startAndImport(parts, snapshot) {
       unpackBundle(pyodide, parts.manifest, await parts.bundle);
       installed = true;
     } catch (error) {
-      if (snapshot) throw error; // a restored interpreter needs those very files
+      // a restored interpreter needs those very files; one not downloaded, the wheels too
+      if (snapshot || error instanceof DownloadError) throw error;
       console.warn("tryit: installing every wheel instead of the bundle:", error);
     }
   }
@@ -290,29 +353,36 @@ function save(key, pyodide, linked) {
   });
 }
 
+// The runtime is ready: once the files downloaded are kept, drop an older build's.
+async function keepFiles() {
+  const kept = await Promise.all(storing);
+  await files.prune().catch(warnNull("older files were not deleted"));
+  postMessage({ kind: "kept", files: kept.filter(Boolean).length });
+}
+
 async function boot() {
   bootStarted = performance.now();
   setStage("Downloading the Python runtime");
-  const runtime = Promise.all([
-    import(new URL("pyodide.mjs", PYODIDE).href),
-    importEmscriptenModule(),
-  ]);
+  const index = await fetchIndex().catch(warnNull("no index of the files: none kept"));
+  files = await FileCache.open(index);
+  const runtime = Promise.all([importModule("pyodide.mjs"), importModule("pyodide.asm.mjs")]);
   runtime.catch(() => {});
   const manifest = canUseBundle() ? await fetchManifest().catch(warnNull("no bundle")) : null;
   expectedBytes = manifest?.download || 0;
   const bundle = manifest ? fetchBundle(manifest) : null; // downloads while Pyodide starts
   const dynlibs = manifest ? compileDynlibs(manifest, bundle) : null;
-  bundle?.catch(() => {});
+  bundle?.catch((error) => error instanceof DownloadError && fail(error)); // say it at once
   dynlibs?.catch(() => {});
   const key = manifest && snapshots ? snapshotKey(manifest) : null;
   const saved = key ? readSnapshot(key).catch(warnNull("no saved interpreter")) : null;
-  const [{ loadPyodide }, factory] = await runtime;
+  const [{ loadPyodide }, { default: factory }] = await runtime;
   const parts = { loadPyodide, factory, manifest, bundle, dynlibs };
   const snapshot = await saved;
   let restored = null;
   if (snapshot) {
     setStage("Restoring the interpreter saved on your last visit");
     restored = await startAndImport(parts, snapshot).catch((error) => {
+      if (error instanceof DownloadError) throw error;
       // another build's, spoiled, or it fails once restored: never again, start afresh
       console.warn("tryit: starting afresh, the saved interpreter does not work here:", error);
       dropSnapshot();
@@ -334,6 +404,7 @@ async function boot() {
     restored: !!restored,
     stages: stageTimes,
   });
+  setTimeout(keepFiles);
 }
 
 // Enter Python "promising" when JSPI exists, so sync recipe code can wait for a click.
@@ -346,12 +417,34 @@ async function call(name, ...args) {
   }
 }
 
+// What failed, in plain words for the reader (the page shows it as it is).
+function reasonOf(error) {
+  if (error instanceof DownloadError) return error.message;
+  const text = String(error && error.message ? error.message : error);
+  if (/^The server sends/.test(text)) return text;
+  // a Python traceback: its exception line says what it was
+  const lines = text.trim().split("\n");
+  const last = lines.findLast((line) => /^[\w.]+(Error|Exception|Exit)\b/.test(line)) || lines.pop();
+  if (stage === "Importing the libraries") return `The Python libraries could not be imported (${last})`;
+  if (stage === "Installing packages") return `The Python packages could not be installed (${last})`;
+  if (pythonRuns) return `Python could not be started (${last})`;
+  return `The Python runtime could not be loaded (${last})`;
+}
+
+// The start has failed: tell the page once (it ends this worker and may start a new one).
+let failed = false;
+function fail(error) {
+  if (failed) return;
+  failed = true;
+  postMessage({ kind: "failed", reason: reasonOf(error) });
+}
+
 // The page may start this worker ahead of time: nothing loads until its first message
 // ({kind: "start"}, sent on the reader's first click).
 let booted = null;
 function bootOnce() {
   booted ||= boot().catch((error) => {
-    postMessage({ kind: "failed", reason: String(error && error.message ? error.message : error) });
+    fail(error);
     throw error;
   });
   booted.catch(() => {});

@@ -15,9 +15,9 @@ backend = InMemoryJobBackend()  # local demo only; SQLiteJobBackend on a real ho
 
 
 async def report(ctx: TaskContext) -> dict[str, int]:
-    for k in range(3):
-        ctx.progress(k, 3, f"building part {k + 1} of 3")
-        await ctx.sleep(2.0)
+    for k in range(2):
+        ctx.progress(k, 2, f"building part {k + 1} of 2")
+        await ctx.sleep(2.5)
     return {"rows": 3}
 
 
@@ -37,6 +37,7 @@ API_SCOPE = JobScope("api-client", "demo-tenant")
 @app.post("/reports")
 def create_report() -> JSONResponse:
     job_id = enqueue_durable("report", {}, backend=backend, **API_SCOPE.as_kwargs())
+    runner.wake()  # start it now, not at the runner's next look for work
     return JSONResponse({"id": job_id, "result": f"/reports/{job_id}/result"}, status_code=201)
 
 

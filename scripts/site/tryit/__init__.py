@@ -1,7 +1,9 @@
 """The "Try it" driver: runs a recipe's real code one step (one request) at a time.
 
-The same driver runs under pytest on CPython (straight to the end, to produce and check the
-committed ``transcript.txt``) and inside Pyodide in the site's Web Worker (one step per click).
+The same driver runs under pytest on CPython and inside Pyodide in the site's Web Worker. It
+plays the server (the recipe's app, in-process, on virtual time, recorded as a transcript);
+the requests come from the recipe's own client (resq) or from the real htmx in the page's
+demo panel (hedron, ``docs/assets/tryit/panel.mjs``).
 
 Example:
     >>> from tryit import run_to_end
@@ -10,10 +12,11 @@ Example:
 
 from __future__ import annotations
 
-from tryit._recipes import Recipe, load_recipe, recipe_names, recipes_root
+from tryit._recipes import Demo, Recipe, load_recipe, recipe_names, recipes_root
 from tryit._stepper import Stepper, StepResult, open_demo, run_blocking, run_to_end
 
 __all__ = [
+    "Demo",
     "Recipe",
     "StepResult",
     "Stepper",

@@ -1,4 +1,4 @@
-"""What the driver sets up around a recipe's app: its environment and its job runner."""
+"""The environment a recipe's module is imported in for the demo."""
 
 from __future__ import annotations
 
@@ -6,7 +6,6 @@ import contextlib
 import os
 import secrets
 from collections.abc import Iterator
-from typing import Any
 
 DEMO_ENV = {
     "HEDRON_JOB_RUNNER": "stepping",  # no threads: the demo steps the jobs itself
@@ -27,13 +26,3 @@ def demo_environment() -> Iterator[None]:
                 os.environ.pop(key, None)
             else:
                 os.environ[key] = value
-
-
-def advance_jobs(runner: Any, seconds: float) -> None:
-    """Move the runner's virtual clock by ``seconds`` and run what became due."""
-    if runner is None:
-        return
-    advance = getattr(runner.clock, "advance", None)
-    if callable(advance):
-        advance(seconds)
-    runner.step(advance=False)

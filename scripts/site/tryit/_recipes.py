@@ -5,7 +5,7 @@ from __future__ import annotations
 import importlib.util
 import itertools
 import tomllib
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from types import ModuleType
 from typing import Any
@@ -28,6 +28,61 @@ def recipe_names(root: Path | None = None) -> list[str]:
 
 
 @dataclass(frozen=True)
+class Demo:
+    """A recipe's ``[demo]`` table: how the demo (and its real replay) runs it.
+
+    Attributes:
+        interval: Seconds between the recipe's polls; every transcript time is shown as its
+            poll slot, a multiple of it, so a real run's latency does not show (default 1).
+        window: Seconds after which a hedron demo stops if the page still polls (default 30).
+        runner: Name of the module attribute holding the app's local job runner (a
+            ``SteppingRunner`` in the demo, worker threads in a real run), if it has one.
+        page: hedron: the page to open (default ``"/"``).
+        click: hedron: a CSS selector the reader clicks once the page has loaded.
+        adapter: resq: ``"requests"`` (default) or ``"httpx"``.
+        timeout: resq: the client's network timeout in seconds (default 5).
+    """
+
+    interval: float = 1.0
+    window: float = 30.0
+    runner: str | None = None
+    page: str = "/"
+    click: str | None = None
+    adapter: str = "requests"
+    timeout: float = 5.0
+
+    @classmethod
+    def parse(cls, table: dict[str, Any], where: str) -> Demo:
+        """Check and read a ``[demo]`` table (every key is named in its error)."""
+        unknown = sorted(set(table) - {f.name for f in fields(cls)})
+        if unknown:
+            raise ValueError(f"{where}: [demo] has unknown keys {unknown}")
+        demo = cls(**table)
+        for name in ("interval", "window", "timeout"):
+            value = getattr(demo, name)
+            if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+                raise ValueError(f"{where}: [demo] {name} must be a number of seconds > 0")
+        for name in ("runner", "page", "click"):
+            value = getattr(demo, name)
+            if value is not None and (not isinstance(value, str) or not value):
+                raise ValueError(f"{where}: [demo] {name} must be a non-empty string")
+        if not demo.page.startswith("/"):
+            raise ValueError(f"{where}: [demo] page must be a path starting with '/'")
+        if demo.adapter not in ("requests", "httpx"):
+            raise ValueError(f"{where}: [demo] adapter must be 'requests' or 'httpx'")
+        return demo
+
+    def as_dict(self) -> dict[str, Any]:
+        """JSON-friendly form (what the page's demo panel is told)."""
+        return {
+            "interval": self.interval,
+            "window": self.window,
+            "page": self.page,
+            "click": self.click,
+        }
+
+
+@dataclass(frozen=True)
 class Recipe:
     """A recipe folder and its ``recipe.toml``.
 
@@ -35,13 +90,20 @@ class Recipe:
         name: Folder name.
         folder: Absolute path of the folder.
         library: ``"resq"`` or ``"hedron"``.
-        demo: The ``[demo]`` table (driver settings such as ``adapter`` or ``window``).
+        title: Its title.
+        demo: Its ``[demo]`` table.
     """
 
     name: str
     folder: Path
     library: str
-    demo: dict[str, Any] = field(default_factory=dict)
+    title: str = ""
+    demo: Demo = field(default_factory=Demo)
+
+    @property
+    def app_file(self) -> str:
+        """The file holding the ASGI ``app``: ``server.py`` (resq) or ``app.py`` (hedron)."""
+        return "server.py" if self.library == "resq" else "app.py"
 
     def load(self, filename: str) -> ModuleType:
         """Import ``filename`` from the folder as a fresh module (new state every run)."""
@@ -64,7 +126,8 @@ def load_recipe(name: str, root: Path | None = None) -> Recipe:
     """Read ``<root>/<name>/recipe.toml``.
 
     Raises:
-        ValueError: no recipe of that name, or its ``library`` is unknown.
+        ValueError: no recipe of that name, its ``library`` is unknown, or its ``[demo]``
+            table is wrong (the message names the key).
     """
     folder = (root or recipes_root()) / name
     toml = folder / "recipe.toml"
@@ -74,4 +137,6 @@ def load_recipe(name: str, root: Path | None = None) -> Recipe:
     library = data.get("library")
     if library not in ("resq", "hedron"):
         raise ValueError(f"recipe {name!r}: library must be 'resq' or 'hedron', got {library!r}")
-    return Recipe(name=name, folder=folder, library=library, demo=dict(data.get("demo", {})))
+    demo = Demo.parse(dict(data.get("demo", {})), f"recipes/{name}/recipe.toml")
+    title = str(data.get("title", name))
+    return Recipe(name=name, folder=folder, library=library, title=title, demo=demo)

@@ -1,13 +1,22 @@
-"""The transcript: one line per request (what was asked, the status, what the reader sees)."""
+"""The transcript: one line per request (what was asked, the status, what the reader sees).
+
+One :class:`Recorder` (fed by the :class:`RecordingApp` middleware) writes every transcript:
+the demo in the browser, the same demo on CPython, and the real replay under uvicorn.
+"""
 
 from __future__ import annotations
 
-import html
 import io
 import json
+import math
 import re
+import threading
+from collections.abc import Callable
 from dataclasses import dataclass
 from html.parser import HTMLParser
+from typing import Any
+
+from hedron_core.htmx import STOP_POLLING_STATUS as STOP_POLLING
 
 MAX_SEEN = 72
 _OPAQUE = re.compile(
@@ -40,6 +49,9 @@ class Swap:
         return {"target": self.target, "style": self.style, "html": self.html}
 
 
+_UNSEEN = ("script", "style", "title")  # not shown on the page
+
+
 class _Text(HTMLParser):
     def __init__(self) -> None:
         super().__init__()
@@ -47,11 +59,11 @@ class _Text(HTMLParser):
         self._skip = 0
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag in ("script", "style"):
+        if tag in _UNSEEN:
             self._skip += 1
 
     def handle_endtag(self, tag: str) -> None:
-        if tag in ("script", "style") and self._skip:
+        if tag in _UNSEEN and self._skip:
             self._skip -= 1
 
     def handle_data(self, data: str) -> None:
@@ -99,96 +111,204 @@ def reason_of(status: int) -> str:
         return ""
 
 
-class Recorder:
-    """Collects transcript lines and panel swaps, and how the run ended."""
+@dataclass(frozen=True)
+class Answer:
+    """The last answered request: its status and body (the resq demo panel shows them), and
+    when it arrived (clock seconds)."""
 
-    def __init__(self) -> None:
-        self.lines: list[str] = []
-        self.swaps: list[Swap] = []
+    status: int
+    body: str
+    at: float
+
+
+LATE_ALLOWED = 0.75  # of an interval: latency only ever makes a real run later
+
+
+def _rounded(t: float, interval: float) -> float:
+    """``t`` shown as its poll slot: a multiple of the recipe's interval, up to three quarters
+    of an interval late or a quarter early. A demo's times are exact; a real run's requests
+    come a little later, and each poll's latency adds to the next one's (a client pauses
+    after each answer), which no transcript time should show. Never before 0 (a real page's
+    own request comes before it is ready)."""
+    return max(0.0, math.floor(t / interval + 1 - LATE_ALLOWED) * interval)
+
+
+class Recorder:
+    """Writes the transcript of one run, virtual or real: one line per answered request
+    (through :class:`RecordingApp`), ``> `` lines for what the code prints, and the ``=``
+    line that says how the run ended.
+
+    A request's time is its arrival, counted from the first request or, for a real hedron
+    page, from the moment the page was ready (:meth:`page_ready`), and shown as its poll
+    slot (see :func:`_rounded`).
+
+    Args:
+        clock: Seconds, virtual or real (the real replay uses wall-clock seconds, the
+            browser's own time of the page being ready is given in them).
+        interval: The recipe's poll interval: every time is shown as a multiple of it.
+        window: hedron: seconds after which the page is said to have given up.
+        ok: resq: the engine's own verdict on a status (its ``raise_for_status`` rule).
+        before_request: Called as each request arrives (the real replay reads what the client
+            printed so far, so ``> `` lines keep their place).
+    """
+
+    def __init__(
+        self,
+        *,
+        clock: Callable[[], float],
+        interval: float = 1.0,
+        window: float = 30.0,
+        ok: Callable[[int], bool] | None = None,
+        before_request: Callable[[], None] | None = None,
+    ) -> None:
+        # (arrival in clock seconds, or None for a line without a time; the rest of the line)
+        self._entries: list[tuple[float | None, str]] = []
+        self.last: Answer | None = None
         self.outcome: str | None = None
         self.message = ""
-        self.last_status: int | None = None
-        # Whether the engine itself calls the last answer a success (its raise_for_status
-        # rule: requests' ``ok``, httpx's ``is_success``), never a rule of our own.
-        self.last_ok = False
-        self.last_time = 0.0
-        self._settled = False
+        self._clock, self._interval, self._window = clock, interval, window
+        self._ok = ok or (lambda status: 200 <= status < 300)
+        self._before = before_request
+        self._origin: float | None = None
+        self._changed = threading.Condition()
 
-    # resq scenarios ---------------------------------------------------------------------
-    def note_sleep(self) -> None:
-        """The poll paused (it will retry)."""
-        self._settled = True
+    @property
+    def lines(self) -> list[str]:
+        """The transcript so far."""
+        with self._changed:
+            return [self._render(at, rest) for at, rest in self._entries]
 
-    def before_request(self) -> None:
-        """A request is about to go out (see :meth:`settle`)."""
-        self.settle()
+    def _render(self, at: float | None, rest: str) -> str:
+        return rest if at is None else f"{fmt_time(self._shown(at))} {rest}"
 
-    def settle(self) -> None:
-        """Something other than a pause follows the last response: if that response was bad,
-        the poll gave up on it (its window elapsed) and handed it back. Say so, once."""
-        status = self.last_status
-        if status is not None and not self.last_ok and not self._settled:
-            self.lines.append(
-                f"{fmt_time(self.last_time)} window elapsed: poll returned the last response"
-                f" ({status} {reason_of(status)})"
-            )
-        self._settled = True
+    def _shown(self, at: float) -> float:
+        return _rounded(at - (self._origin or 0.0), self._interval)
 
-    def response(
-        self,
-        t: float,
-        method: str,
-        path: str,
-        status: int,
-        body: str,
-        content_type: str,
-        *,
-        ok: bool,
+    def timeline(self) -> list[str]:
+        """The request lines with their unrounded times (to explain a difference)."""
+        with self._changed:
+            origin = self._origin or 0.0
+            return [f"{at - origin:8.3f}s {rest}" for at, rest in self._entries if at is not None]
+
+    # requests (RecordingApp calls these) -------------------------------------------------
+    def arrived(self) -> float:
+        """A request arrived: its time (clock seconds)."""
+        if self._before is not None:
+            self._before()
+        now = self._clock()
+        with self._changed:
+            if self._origin is None:
+                self._origin = now
+        return now
+
+    def answered(
+        self, at: float, method: str, path: str, status: int, body: str, content_type: str
     ) -> None:
-        """Record one answered request as a transcript line (``ok``: the engine's verdict)."""
-        line = f"{fmt_time(t)} {method} {path} -> {status} {reason_of(status)}"
+        """Record one answered request that arrived at ``at``."""
+        line = redact(f"{method} {path} -> {status} {reason_of(status)}")
         what = seen(body, content_type)
-        self.line(f"{line} | {what}" if what else line)
-        self.last_status, self.last_time, self.last_ok = status, t, ok
-        self._settled = False
-        escaped = html.escape(f"{status} {reason_of(status)}\n{body}")
-        self.swaps.append(Swap("", "innerHTML", f'<pre class="tryit__response">{escaped}</pre>'))
+        with self._changed:
+            self._entries.append((at, f"{line} | {what}" if what else line))
+            self.last = Answer(status, body, at)
+            self._changed.notify_all()
 
-    def finish(self) -> None:
-        """The recipe code returned: the outcome follows from the last response."""
-        if self.outcome is not None:
-            return
-        status = self.last_status
-        when = fmt_time(self.last_time)
-        if status is not None and self.last_ok:
-            self.stop("terminal", f"done: terminal state, {status} {reason_of(status)} at {when}")
-        elif status is not None:
-            self.settle()
-            self.stop("window", f"done: window elapsed, last response {status} at {when}")
-        else:
-            self.stop("terminal", "done: the code returned without a request")
+    def wait(self, predicate: Callable[[], bool], timeout: float) -> bool:
+        """Wait (bounded) until ``predicate()`` holds after a recorded request."""
+        with self._changed:
+            return self._changed.wait_for(predicate, timeout)
+
+    def count(self) -> int:
+        """How many requests were recorded."""
+        with self._changed:
+            return sum(at is not None for at, _ in self._entries)
+
+    def page_ready(self, at: float) -> None:
+        """hedron, real run: the page was ready at ``at`` (clock seconds); count from there.
+
+        The page's own timers (its polls) and the reader's click start when htmx has
+        started (``DOMContentLoaded``). In the demo that is virtual time 0, the time of the
+        page's own request; a real browser takes a moment to fetch the page's stylesheet
+        and scripts first, which no transcript time should show (the page's own request is
+        shown at 0).
+        """
+        with self._changed:
+            self._origin = at
+
+    def elapsed(self) -> float:
+        """Seconds since the time origin (0 before the first request)."""
+        with self._changed:
+            return 0.0 if self._origin is None else self._clock() - self._origin
+
+    # what the code prints ----------------------------------------------------------------
+    def printed(self, text: str) -> None:
+        """One line the recipe's code printed."""
+        self.line(f"> {seen(text, 'text/plain')}")
 
     def printer(self) -> _Printer:
         """A text stream whose lines (what the recipe prints) become ``> ...`` lines."""
         return _Printer(self)
 
-    # both -------------------------------------------------------------------------------
-    def swap(self, target: str, style: str, markup: str) -> None:
-        """Queue a swap of ``markup`` into ``target`` of the demo panel."""
-        self.swaps.append(Swap(target, style, markup))
+    # how the run ended -------------------------------------------------------------------
+    def _when(self) -> str:
+        return fmt_time(self._shown(self.last.at)) if self.last is not None else fmt_time(0)
 
-    def line(self, text: str) -> None:
-        """Add a transcript line (opaque ids redacted)."""
-        self.lines.append(redact(text))
+    def returned(self) -> None:
+        """resq: the recipe code returned; the outcome follows from the last response."""
+        if self.outcome is not None:
+            return
+        last, when = self.last, self._when()
+        if last is None:
+            self.stop("terminal", "done: the code returned without a request")
+        elif self._ok(last.status):
+            reason = reason_of(last.status)
+            self.stop("terminal", f"done: terminal state, {last.status} {reason} at {when}")
+        else:
+            # Why the code stopped with a bad answer (its window, max_attempts, a Retry-After
+            # past the window, or no polling at all) is the code's business: say what was seen.
+            reason = reason_of(last.status)
+            self.stop(
+                "unfinished",
+                f"done: the code returned with a bad last response, {last.status} {reason}"
+                f" at {when}",
+            )
 
-    def stop(self, outcome: str, message: str) -> None:
-        """End the run: ``outcome`` is ``"terminal"``, ``"window"`` or ``"error"``."""
-        self.outcome, self.message = outcome, message
-        self.lines.append(f"= {message}")
+    def page_ended(self, how: str) -> None:
+        """hedron: the page sends no more requests (``how="idle"``) or its next one would
+        come after the window (``how="window"``)."""
+        if self.outcome is not None:
+            return
+        last = self.last
+        if last is not None and last.status == STOP_POLLING:
+            self.stop(
+                "terminal",
+                f"done: terminal state, the app answered {STOP_POLLING} at {self._when()}"
+                " (htmx swaps it and stops polling)",
+            )
+        elif how == "window":
+            self.stop(
+                "window", f"done: window elapsed ({self._window:g}s) before the app answered 286"
+            )
+        else:
+            self.stop("terminal", "done: the page sends no further request")
 
     def fail(self, exc: BaseException) -> None:
         """The recipe code raised: record it as the end of the run."""
-        self.stop("error", f"error: {type(exc).__name__}: {_one_line(exc)}")
+        self.failed(type(exc).__name__, str(exc))
+
+    def failed(self, kind: str, text: str) -> None:
+        """The recipe code raised ``kind`` with ``text`` (a real run reads them off stderr)."""
+        self.stop("error", f"error: {kind}: {_one_line(text)}")
+
+    def line(self, text: str) -> None:
+        """Add a transcript line without a time (opaque ids redacted)."""
+        with self._changed:
+            self._entries.append((None, redact(text)))
+
+    def stop(self, outcome: str, message: str) -> None:
+        """End the run: ``outcome`` is ``"terminal"``, ``"window"``, ``"unfinished"`` (resq
+        code that returned holding a bad answer) or ``"error"``."""
+        self.outcome, self.message = outcome, message
+        self.line(f"= {message}")
 
 
 class _Printer(io.TextIOBase):
@@ -203,13 +323,55 @@ class _Printer(io.TextIOBase):
         self._pending += text
         *done, self._pending = self._pending.split("\n")
         for line in done:
-            self._recorder.settle()
-            self._recorder.line(f"> {seen(line, 'text/plain')}")
+            self._recorder.printed(line)
         return len(text)
 
 
-def _one_line(exc: BaseException) -> str:
-    return re.sub(r"\s+", " ", str(exc)).strip()[:200]
+class RecordingApp:
+    """ASGI middleware: each answered request becomes one transcript line of ``recorder``.
+
+    The same wrapper records the in-process demo (Pyodide or CPython) and the real replay
+    under uvicorn. Requests under ``skip`` (hedron's static files: the page's stylesheet and
+    scripts) are not lines. The line is written before the answer's last byte is sent, so it
+    always comes before anything the client does next.
+    """
+
+    def __init__(self, app: Any, recorder: Recorder, *, skip: str | None = None) -> None:
+        self.app, self.recorder = app, recorder
+        self._skip = skip.rstrip("/") + "/" if skip else None
+
+    async def __call__(self, scope: Any, receive: Any, send: Any) -> None:
+        if scope["type"] != "http" or (self._skip and scope["path"].startswith(self._skip)):
+            await self.app(scope, receive, send)
+            return
+        t = self.recorder.arrived()
+        query = scope.get("query_string", b"").decode("latin-1")
+        # uvicorn's raw_path is the path alone, httpx's carries the query too: use the path
+        raw = scope.get("raw_path") or scope["path"].encode()
+        path = raw.decode("latin-1").partition("?")[0] + (f"?{query}" if query else "")
+        head: dict[str, Any] = {"status": 500, "type": ""}
+        body = bytearray()
+
+        async def recording_send(message: Any) -> None:
+            if message["type"] == "http.response.start":
+                head["status"] = message["status"]
+                for key, value in message.get("headers", []):
+                    if key.lower() == b"content-type":
+                        head["type"] = value.decode("latin-1")
+            elif message["type"] == "http.response.body":
+                body.extend(message.get("body", b""))
+                if not message.get("more_body", False):
+                    text = body.decode("utf-8", "replace")
+                    self.recorder.answered(
+                        t, scope["method"], path, head["status"], text, head["type"]
+                    )
+            await send(message)
+
+        await self.app(scope, receive, recording_send)
+
+
+def _one_line(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip()[:200]
 
 
 def as_text(lines: list[str]) -> str:

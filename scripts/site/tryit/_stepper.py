@@ -1,4 +1,4 @@
-"""Run a scenario coroutine one step at a time.
+"""Run a resq recipe's scenario one step at a time.
 
 A scenario calls :meth:`Stepper.checkpoint` (async code) or :meth:`Stepper.checkpoint_sync`
 (sync code) before every request; the first request of a step passes, the next one ends the
@@ -13,13 +13,14 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
+import html
 import sys
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any
 
 from tryit._recipes import load_recipe
-from tryit._record import Recorder, Swap
+from tryit._record import Answer, Recorder, Swap, reason_of
 
 MAX_STEPS = 500
 
@@ -32,7 +33,8 @@ class StepResult:
         lines: New transcript lines.
         swaps: HTML swaps for the demo panel, in order.
         done: The scenario has finished.
-        outcome: How it finished (``"terminal"``, ``"window"``, ``"error"``) once done.
+        outcome: How it finished (``"terminal"``, ``"window"``, ``"unfinished"``,
+            ``"error"``) once done.
         message: A sentence saying which (for the widget's status line).
     """
 
@@ -53,7 +55,7 @@ class StepResult:
         }
 
 
-Scenario = Callable[["Stepper", Recorder], Coroutine[Any, Any, None]]
+Scenario = Callable[["Stepper"], Coroutine[Any, Any, None]]
 
 
 def _default_block_on() -> Callable[[Awaitable[Any]], Any]:
@@ -85,17 +87,21 @@ class Stepper:
     """Drives one scenario; :meth:`step` runs it until the next request boundary."""
 
     def __init__(
-        self, scenario: Scenario, *, block_on: Callable[[Awaitable[Any]], Any] | None = None
+        self,
+        scenario: Scenario,
+        recorder: Recorder,
+        *,
+        block_on: Callable[[Awaitable[Any]], Any] | None = None,
     ) -> None:
         self._scenario = scenario
         self._block_on = block_on or _default_block_on()
-        self.recorder = Recorder()
+        self.recorder = recorder
         self._task: asyncio.Task[None] | None = None
         self._paused: asyncio.Future[None] | None = None
         self._release: asyncio.Future[None] | None = None
         self._requests_in_step = 0
         self._sent_lines = 0
-        self._sent_swaps = 0
+        self._shown: Answer | None = None
         self.steps = 0
 
     @property
@@ -126,11 +132,11 @@ class Stepper:
 
     async def _main(self) -> None:
         try:
-            await self._scenario(self, self.recorder)
+            await self._scenario(self)
         except Exception as exc:  # the demo reports any failure of the recipe code
             self.recorder.fail(exc)
         else:
-            self.recorder.finish()
+            self.recorder.returned()
 
     async def step(self) -> StepResult:
         """Run until the next request boundary (or the end) and return what happened."""
@@ -170,29 +176,43 @@ class Stepper:
 
     def _collect(self) -> StepResult:
         rec = self.recorder
+        lines = rec.lines
         result = StepResult(
-            lines=rec.lines[self._sent_lines :],
-            swaps=rec.swaps[self._sent_swaps :],
+            lines=lines[self._sent_lines :],
             done=self.done,
             outcome=rec.outcome,
             message=rec.message,
         )
-        self._sent_lines, self._sent_swaps = len(rec.lines), len(rec.swaps)
+        if rec.last is not None and rec.last is not self._shown:
+            # the panel shows the last answer as the client got it
+            text = html.escape(f"{rec.last.status} {reason_of(rec.last.status)}\n{rec.last.body}")
+            result.swaps.append(Swap("", "innerHTML", f'<pre class="tryit__response">{text}</pre>'))
+        self._sent_lines, self._shown = len(lines), rec.last
         return result
 
 
 def open_demo(name: str, **kwargs: Any) -> Stepper:
-    """A :class:`Stepper` for the recipe ``name`` (resq or hedron scenario)."""
+    """A :class:`Stepper` for the resq recipe ``name``.
+
+    Raises:
+        ValueError: ``name`` is a hedron recipe: its requests are sent by the page's htmx
+            (the demo panel), not stepped here.
+    """
     recipe = load_recipe(name)
-    if recipe.library == "resq":
-        from tryit._resq_demo import scenario
-    else:
-        from tryit._hedron_demo import scenario
+    if recipe.library != "resq":
+        raise ValueError(
+            f"recipe {name}: hedron recipes are driven by the page's demo panel (panel.mjs), "
+            "not stepped in Python"
+        )
+    from tryit._resq_demo import scenario
+    from tryit._server import AppServer
 
-    async def bound(stepper: Stepper, recorder: Recorder) -> None:
-        await scenario(recipe, stepper, recorder)
+    server = AppServer(recipe)
 
-    return Stepper(bound, **kwargs)
+    async def bound(stepper: Stepper) -> None:
+        await scenario(recipe, server, stepper)
+
+    return Stepper(bound, server.recorder, **kwargs)
 
 
 def run_blocking(factory: Callable[[], Coroutine[Any, Any, Any]]) -> Any:
@@ -209,7 +229,7 @@ def run_blocking(factory: Callable[[], Coroutine[Any, Any, Any]]) -> Any:
 
 
 def run_to_end(name: str) -> list[str]:
-    """Run the recipe's scenario to its end on CPython and return the transcript lines."""
+    """Run the resq recipe's scenario to its end on CPython and return the transcript lines."""
 
     async def go() -> list[str]:
         stepper = open_demo(name)

@@ -1,9 +1,17 @@
 """Entry points of the site's Web Worker (runs inside Pyodide only).
 
-The worker's JavaScript only relays messages: :func:`boot` once, then :func:`handle` for every
-click (``{"action": "step" | "run" | "reset", "recipe": name, "session": widget key,
-"fresh": bool}``), which answers
-with a :class:`tryit.StepResult` as JSON. All stepping logic is here, in Python.
+The worker's JavaScript only relays messages: :func:`boot` once, then :func:`handle` for each
+message, which answers in JSON. Every message names ``"recipe"`` and ``"session"`` (one per
+widget on the page):
+
+- resq recipes, one per click: ``{"action": "step" | "run" | "reset", "fresh": bool}``,
+  answered with a :class:`tryit.StepResult`; the stepping happens here, in Python.
+- hedron recipes are driven by the page (``panel.mjs``: the real htmx sends every request),
+  and Python only plays the server (:class:`tryit._server.PageServer`):
+  ``{"action": "open"}`` starts a fresh app and answers the demo's settings;
+  ``{"action": "request", "method", "url", "headers", "body", "t"}`` answers one request at
+  virtual time ``t`` (with the new transcript lines); ``{"action": "end", "how"}`` writes the
+  line that says how the run ended; ``{"action": "reset"}`` drops the session.
 
 Pyodide has no threads, so :func:`install_inline_threadpool` makes anyio's thread offload
 (what Starlette/FastAPI use for plain ``def`` endpoints and dependencies) call the function
@@ -19,9 +27,11 @@ from collections.abc import Callable
 from typing import Any
 
 from tryit._recipes import load_recipe
+from tryit._server import PageServer
 from tryit._stepper import Stepper, StepResult, open_demo
 
 _demos: dict[str, Stepper] = {}
+_pages: dict[str, PageServer] = {}
 
 
 def install_inline_threadpool() -> None:
@@ -59,7 +69,7 @@ async def boot() -> str:
 @functools.cache  # every click asks; recipe.toml files do not change during a visit
 def _needs_blocking(name: str) -> bool:
     recipe = load_recipe(name)
-    return recipe.library == "resq" and recipe.demo.get("adapter", "requests") == "requests"
+    return recipe.library == "resq" and recipe.demo.adapter == "requests"
 
 
 async def handle(message: str) -> str:
@@ -70,13 +80,16 @@ async def handle(message: str) -> str:
         raise ValueError("handle(): message needs a 'recipe' name")
     key = str(msg.get("session") or name)  # one session per widget on the page
     if action == "reset" or msg.get("fresh"):
-        old = _demos.pop(key, None)
-        if old is not None:
-            await old.close()
+        await _drop(key)
         if action == "reset":
             return json.dumps(StepResult().as_dict())
+    if action in ("open", "request", "end"):
+        return json.dumps(await _serve(action, name, key, msg))
     if action not in ("step", "run"):
-        raise ValueError(f"handle(): action must be 'step', 'run' or 'reset', got {action!r}")
+        raise ValueError(
+            "handle(): action must be 'step', 'run', 'reset', 'open', 'request' or 'end', "
+            f"got {action!r}"
+        )
     if _needs_blocking(name) and not can_block():
         reason = "this browser cannot pause synchronous Python code (no JSPI)"
         return json.dumps({**StepResult().as_dict(), "unsupported": reason})
@@ -85,3 +98,32 @@ async def handle(message: str) -> str:
         stepper = _demos[key] = open_demo(name)
     result = await (stepper.step() if action == "step" else stepper.run_to_end())
     return json.dumps(result.as_dict())
+
+
+async def _drop(key: str) -> None:
+    old = _demos.pop(key, None)
+    if old is not None:
+        await old.close()
+    page = _pages.pop(key, None)
+    if page is not None:
+        await page.aclose()
+
+
+async def _serve(action: str, name: str, key: str, msg: dict[str, Any]) -> dict[str, Any]:
+    """The hedron demo's server side: open a fresh app, answer a request, end the run."""
+    if action == "open":
+        await _drop(key)
+        fresh = _pages[key] = PageServer(load_recipe(name))
+        return fresh.settings()
+    server = _pages.get(key)
+    if server is None:
+        raise ValueError(f"handle(): {action!r} before 'open' for session {key!r}")
+    if action == "end":
+        return server.end(str(msg.get("how")))
+    return await server.request(
+        str(msg.get("method", "GET")).upper(),
+        msg.get("url"),
+        list(msg.get("headers") or []),
+        msg.get("body"),
+        msg.get("t"),
+    )

@@ -2,21 +2,22 @@
 
 from __future__ import annotations
 
+import functools
 import inspect
-import sys
 from collections.abc import Callable, Sequence
 from typing import Any, Literal, TypeVar
 
 from fastapi import Depends, FastAPI, Request
 from fastapi.responses import HTMLResponse
-from starlette.concurrency import run_in_threadpool
 from starlette.responses import Response
 from starlette.types import ASGIApp
 
+from hedron._blocking import run_blocking
 from hedron._middleware import CSRF_SCOPE_KEY, HedronMiddleware
 from hedron._static import static_endpoint
 from hedron.csrf import csrf_protect
 from hedron_core import Component, render, render_document
+from hedron_core._html import check_path_prefix
 from hedron_core.security import SAFE_METHODS, Profile, check_profile, check_session_secret
 
 __all__ = ["Hedron"]
@@ -25,7 +26,6 @@ F = TypeVar("F", bound=Callable[..., Any])
 Explorer = Literal["off", "development"]
 
 _REQUEST_PARAM = "hedron_request__"
-_IN_BROWSER = sys.platform == "emscripten"
 _NO_STORE = (b"cache-control", b"no-store")
 _PAGE_HEADERS = (_NO_STORE, (b"vary", b"HX-Request"))
 
@@ -92,15 +92,7 @@ class Hedron(FastAPI):
             raise ValueError(f"Hedron.explorer must be 'off' or 'development'; got {explorer!r}")
         if not isinstance(title, str) or not title.strip():
             raise ValueError(f"Hedron.title must be a non-empty str, got {title!r}")
-        if (
-            not isinstance(static_prefix, str)
-            or not static_prefix.startswith("/")
-            or static_prefix.endswith("/")
-        ):
-            raise ValueError(
-                f"Hedron.static_prefix must start with '/' and not end with '/'; "
-                f"got {static_prefix!r}"
-            )
+        check_path_prefix(static_prefix, where="Hedron.static_prefix", example="/_hedron/static")
         secret = check_session_secret(session_secret, profile=profile)
         for key in ("docs_url", "redoc_url", "openapi_url"):
             fastapi_kwargs.setdefault(key, None)
@@ -270,10 +262,8 @@ class Hedron(FastAPI):
             request: Request = kwargs.pop(request_key) if added else kwargs[request_key]
             if is_async:
                 result = await func(**kwargs)
-            elif _IN_BROWSER:
-                result = func(**kwargs)
             else:
-                result = await run_in_threadpool(func, **kwargs)
+                result = await run_blocking(functools.partial(func, **kwargs))
             return self._respond(result, request, mode, label)
 
         endpoint.__signature__ = signature.replace(  # type: ignore[attr-defined]

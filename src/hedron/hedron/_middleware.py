@@ -11,7 +11,11 @@ from hedron._sessions import SESSION_COOKIE, SessionCodec, read_cookies
 from hedron_core._base import current_csrf_token
 from hedron_core.security import (
     CSRF_COOKIE,
+    CSRF_HOST_COOKIE,
     Profile,
+    csrf_cookie_name,
+    csrf_key,
+    csrf_token_for,
     new_csrf_token,
     security_headers,
     valid_token_format,
@@ -19,12 +23,13 @@ from hedron_core.security import (
 
 __all__ = ["COOKIE_SCOPE_KEY", "CSRF_SCOPE_KEY", "HedronMiddleware"]
 
-#: Scope key holding the CSRF token of the request (issued or read from the cookie).
+#: Scope key holding the CSRF token of the request: the one pages embed and unsafe requests
+#: must send back (an HMAC of the CSRF cookie's value, which is issued when missing).
 CSRF_SCOPE_KEY = "hedron.csrf_token"
-#: Scope key holding the well-formed token the client sent in its cookie (or ``None``).
+#: Scope key holding the well-formed CSRF cookie value the client sent (or ``None``).
 COOKIE_SCOPE_KEY = "hedron.csrf_cookie"
 
-_COOKIES = (CSRF_COOKIE, SESSION_COOKIE)
+_COOKIES = (CSRF_COOKIE, CSRF_HOST_COOKIE, SESSION_COOKIE)
 # Every cookie in _COOKIES contains it: a Cookie header without it is skipped unparsed.
 _COOKIE_MARK = b"hedron_"
 assert all(_COOKIE_MARK in name.encode("latin-1") for name in _COOKIES)
@@ -34,8 +39,11 @@ class HedronMiddleware:
     """Adds the profile's security headers to every HTTP response, issues the CSRF cookie and
     provides ``request.session`` (signed cookie, written only when changed).
 
-    The CSRF token is exposed to rendering through a context variable (``Form`` and the page
-    shell read it) and to handlers as ``request.scope["hedron.csrf_token"]``.
+    The CSRF cookie holds a random value; the CSRF token is an HMAC of it under a key derived
+    from ``secret``, so only this app can make the token that goes with a cookie. The cookie
+    is ``__Host-hedron_csrf`` under ``strict`` (https only, this host only), else
+    ``hedron_csrf``. The token is exposed to rendering through a context variable (``Form``
+    and the page shell read it) and to handlers as ``request.scope["hedron.csrf_token"]``.
 
     Args:
         app: The wrapped ASGI app.
@@ -49,6 +57,8 @@ class HedronMiddleware:
         self._names = frozenset(name for name, _ in self.headers)
         secure = profile == "strict"
         self.sessions = SessionCodec(secret, secure=secure)
+        self._csrf_cookie = csrf_cookie_name(profile)
+        self._csrf_key = csrf_key(secret)
         self._csrf_attrs = "; Path=/; SameSite=Lax; HttpOnly" + ("; Secure" if secure else "")
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
@@ -63,15 +73,16 @@ class HedronMiddleware:
         if kind == "websocket":
             await self.app(scope, receive, send)
             return
-        existing = cookies.get(CSRF_COOKIE)
+        existing = cookies.get(self._csrf_cookie)
         if existing is not None and not valid_token_format(existing):
             existing = None
-        token = existing or new_csrf_token()
+        nonce = existing or new_csrf_token()
+        token = csrf_token_for(nonce, self._csrf_key)
         scope[COOKIE_SCOPE_KEY] = existing
         scope[CSRF_SCOPE_KEY] = token
         set_csrf = None
         if existing is None:
-            set_csrf = f"{CSRF_COOKIE}={token}{self._csrf_attrs}".encode("latin-1")
+            set_csrf = f"{self._csrf_cookie}={nonce}{self._csrf_attrs}".encode("latin-1")
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":

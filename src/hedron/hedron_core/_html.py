@@ -13,6 +13,7 @@ __all__ = [
     "URL_ATTRIBUTES",
     "Html",
     "TrustedURL",
+    "check_path_prefix",
     "check_url",
     "element",
     "escape_attr",
@@ -22,9 +23,12 @@ __all__ = [
 
 # Control characters other than tab/newline/carriage return are invalid in HTML text.
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+# A lone surrogate (text decoded with "surrogateescape", say) cannot be encoded as UTF-8:
+# left in, the whole page would fail to encode. It is shown as U+FFFD instead.
+_SURROGATE = re.compile(r"[\ud800-\udfff]")
 # Fast path: most values contain nothing to escape; one regex scan tells.
-_TEXT_SPECIAL = re.compile(r"[&<>\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
-_ATTR_SPECIAL = re.compile(r"[&<>\"'`\x00-\x08\x0b\x0c\x0e-\x1f\x7f]")
+_TEXT_SPECIAL = re.compile(r"[&<>\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]")
+_ATTR_SPECIAL = re.compile(r"[&<>\"'`\x00-\x08\x0b\x0c\x0e-\x1f\x7f\ud800-\udfff]")
 _ATTR_NAME = re.compile(r"^[a-z][a-z0-9]*(?:[-:][a-z0-9]+)*\Z")
 _TAG_NAME = re.compile(r"^[a-z][a-z0-9]*\Z")
 _VOID = frozenset({"br", "hr", "img", "input", "link", "meta", "source", "col", "wbr"})
@@ -86,8 +90,18 @@ def _remember(cache: dict[str, str], value: str, escaped: str) -> str:
     return escaped
 
 
+def _clean(value: str) -> str:
+    """``value`` without control characters, lone surrogates shown as U+FFFD."""
+    if _CONTROL.search(value):
+        value = _CONTROL.sub("", value)
+    if _SURROGATE.search(value):
+        value = _SURROGATE.sub("\ufffd", value)
+    return value
+
+
 def escape_text(value: str) -> str:
-    """Escape ``value`` for use as element text (``&``, ``<``, ``>``; control chars dropped).
+    """Escape ``value`` for use as element text (``&``, ``<``, ``>``; control chars dropped,
+    lone surrogates replaced by U+FFFD).
 
     Example:
         >>> escape_text("<b>&")
@@ -98,8 +112,7 @@ def escape_text(value: str) -> str:
         return cached
     escaped = value
     if _TEXT_SPECIAL.search(value):
-        if _CONTROL.search(value):
-            escaped = _CONTROL.sub("", value)
+        escaped = _clean(value)
         escaped = escaped.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
     return _remember(_text_cache, value, escaped)
 
@@ -116,10 +129,9 @@ def escape_attr(value: str) -> str:
         return cached
     escaped = value
     if _ATTR_SPECIAL.search(value):
-        if _CONTROL.search(value):
-            escaped = _CONTROL.sub("", value)
         escaped = (
-            escaped.replace("&", "&amp;")
+            _clean(value)
+            .replace("&", "&amp;")
             .replace("<", "&lt;")
             .replace(">", "&gt;")
             .replace('"', "&quot;")
@@ -173,6 +185,33 @@ def check_url(value: str, *, where: str) -> str:
         if len(_good_urls) >= _CACHE_MAX_SIZE:
             _good_urls.clear()
         _good_urls.add(value)
+    return value
+
+
+# One or more "/segment"s of URL path characters (RFC 3986 pchar): no empty segment (so no
+# "//host"), no backslash, no whitespace, no query or fragment, no route "{parameter}".
+_PATH_PREFIX = re.compile(r"(?:/[A-Za-z0-9._~!$&'()*+,;=:@%-]+)+\Z")
+
+
+def check_path_prefix(value: object, *, where: str, example: str) -> str:
+    """Return ``value`` if it is a root-relative URL prefix that routes can be mounted under.
+
+    ``/seg`` or ``/seg/seg…`` made of URL path characters, without a trailing ``/``, ``.``
+    or ``..`` segments, a query, a fragment or route parameters.
+
+    Example:
+        >>> check_path_prefix("/_hedron/static", where="Hedron.static_prefix", example="/x")
+        '/_hedron/static'
+    """
+    if not isinstance(value, str):
+        raise TypeError(f"{where} must be a str such as {example!r}, got {type(value).__name__}")
+    segments = value.split("/")[1:]
+    if not _PATH_PREFIX.match(value) or any(seg in (".", "..") for seg in segments):
+        raise ValueError(
+            f"{where} must be a root-relative path such as {example!r}: '/'-separated "
+            "segments of letters, digits and -._~!$&'()*+,;=:@%, no empty, '.' or '..' "
+            f"segment and no trailing '/'; got {value!r}"
+        )
     return value
 
 

@@ -14,9 +14,11 @@ from typing import Final
 
 __all__ = [
     "HTMX_CONFIG",
+    "MAX_INTERVAL_MS",
     "METHODS",
     "STOP_POLLING_STATUS",
     "SWAPS",
+    "check_interval_ms",
     "check_method",
     "check_swap",
     "check_target",
@@ -25,6 +27,11 @@ __all__ = [
 
 #: Status code that ends polling (htmx's own convention): swap this answer, then stop.
 STOP_POLLING_STATUS: Final = 286
+
+#: The longest poll interval: browsers keep timer delays in a signed 32-bit number of
+#: milliseconds (about 24.8 days); a longer ``every ...ms`` overflows and fires at once, over
+#: and over.
+MAX_INTERVAL_MS: Final = 2**31 - 1
 
 #: HTTP methods a ``ComponentRef`` may use.
 METHODS: Final = ("GET", "POST", "PUT", "PATCH", "DELETE")
@@ -58,6 +65,25 @@ HTMX_CONFIG: Final[dict[str, object]] = {
 def htmx_config_json() -> str:
     """Return :data:`HTMX_CONFIG` as compact JSON (stable key order)."""
     return json.dumps(HTMX_CONFIG, separators=(",", ":"))
+
+
+def check_interval_ms(value: object, *, where: str) -> int:
+    """Validate a poll interval: an ``int`` from 1 to :data:`MAX_INTERVAL_MS` milliseconds.
+
+    Example:
+        >>> check_interval_ms(2000, where="Poll.interval_ms")
+        2000
+    """
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(f"{where} must be an int (milliseconds), got {type(value).__name__}")
+    if value < 1:
+        raise ValueError(f"{where} must be >= 1, got {value}")
+    if value > MAX_INTERVAL_MS:
+        raise ValueError(
+            f"{where} must be at most {MAX_INTERVAL_MS} (the browser's longest timer, about "
+            f"24.8 days; a longer one fires at once, over and over), got {value}"
+        )
+    return value
 
 
 def check_method(value: object, *, where: str) -> str:

@@ -87,10 +87,10 @@ class Requests(Generic[R]):
     ) -> None:  # fmt: skip
         where = f"{type(self).__name__}()"
         gate_size = check_max_in_flight(where, max_in_flight)
-        self._base_url = check_base_url(base_url)
+        self._base_url = check_base_url(base_url, where=where)
         if adapter not in _ADAPTERS:
             raise ValueError(f"{where}: adapter must be 'requests' or 'httpx', got {adapter!r}")
-        net_timeout = _validate.optional_number(where, "timeout", timeout, positive=True)
+        net_timeout = _validate.optional_seconds(where, "timeout", timeout, positive=True)
         self._engine: RequestsEngine | HttpxEngine
         if adapter == "requests":
             if transport is not None and not isinstance(transport, requests.adapters.BaseAdapter):
@@ -101,6 +101,7 @@ class Requests(Generic[R]):
             self._engine = RequestsEngine(
                 persistent=self._persistent, net_timeout=net_timeout,
                 options=client_options, transport=transport, max_in_flight=gate_size,
+                where=where,
             )  # fmt: skip
         else:
             if transport is not None and not isinstance(transport, httpx.AsyncBaseTransport):
@@ -258,10 +259,7 @@ class Requests(Generic[R]):
         Example:
             >>> r = client.request("GET", "/job/42", timeout=30, delay=2)  # doctest: +SKIP
         """
-        where = f"{method.lower()}()" if isinstance(method, str) and method else "request()"
-        _validate.text(where, "method", method)
-        if not method:
-            raise ValueError("request(): method must not be empty")
+        where = f"{_validate.method('request()', method).lower()}()"
         _validate.text(where, "path", path)
         options = _policy.make_options(
             where, timeout, delay, until=until, max_attempts=max_attempts, backoff=backoff,
@@ -270,7 +268,7 @@ class Requests(Generic[R]):
         )  # fmt: skip
         clk = current_clock() if clock is None else check_clock(where, clock)
         check_open(self._engine, where)
-        snap = take_snapshot(method.upper(), join_url(self._base_url, path), kwargs)
+        snap = take_snapshot(method.upper(), join_url(self._base_url, path), kwargs, where=where)
         if options.timeout is not None:
             snap.require_replayable(where)
         if isinstance(self._engine, HttpxEngine):

@@ -78,11 +78,12 @@ class RequestsEngine:
         options: dict[str, Any],
         transport: requests.adapters.BaseAdapter | None,
         max_in_flight: int | None = None,
+        where: str = "Requests()",
     ) -> None:
         unknown = sorted(set(options) - _REQUESTS_OPTIONS)
         if unknown:
             raise TypeError(
-                f"Requests(): unknown client option {unknown[0]!r} for adapter='requests'; "
+                f"{where}: unknown client option {unknown[0]!r} for adapter='requests'; "
                 f"expected any of {', '.join(sorted(_REQUESTS_OPTIONS))}"
             )
         self.closed = False

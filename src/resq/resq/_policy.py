@@ -84,15 +84,15 @@ def make_options(
     """Validate every polling argument; raise ``TypeError``/``ValueError`` naming the bad one."""
     v = _validate
     options = PollOptions(
-        timeout=v.optional_number(where, "timeout", timeout),
-        delay=v.number(where, "delay", delay),
+        timeout=v.optional_seconds(where, "timeout", timeout),
+        delay=v.seconds(where, "delay", delay),
         until=v.callable_or_none(where, "until", until),
         max_attempts=None
         if max_attempts is None
         else v.integer(where, "max_attempts", max_attempts, minimum=1),
-        backoff=v.number(where, "backoff", backoff),
-        max_delay=v.optional_number(where, "max_delay", max_delay),
-        jitter=v.number(where, "jitter", jitter),
+        backoff=v.number(where, "backoff", backoff, kind="a number"),
+        max_delay=v.optional_seconds(where, "max_delay", max_delay),
+        jitter=v.number(where, "jitter", jitter, kind="a number"),
         retry_after=v.flag(where, "retry_after", retry_after),
         raise_on_timeout=v.flag(where, "raise_on_timeout", raise_on_timeout),
         on_attempt=v.callable_or_none(where, "on_attempt", on_attempt),

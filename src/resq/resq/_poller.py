@@ -12,7 +12,7 @@ import time
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
 from typing import Any, Generic, TypeVar, cast, overload
 
-from resq import _policy
+from resq import _policy, _validate
 from resq._engines import check_open
 from resq._errors import PollTimeout
 from resq._gate import NoSlot
@@ -82,11 +82,18 @@ class _PollerBase(Generic[W]):
             isinstance(started_at, bool) or not isinstance(started_at, int | float)
         ):
             raise TypeError(f"{where}: started_at must be a clock reading (float) or None")
+        start = (
+            None
+            if started_at is None
+            else _validate.number(
+                where, "started_at", started_at, signed=True, kind="a clock reading (float) or None"
+            )
+        )
         if options.timeout is not None:
             response._request.require_replayable(where)
         self._response: W = cast(W, response)
         self._options = options
-        self._start = self._clock.now() if started_at is None else float(started_at)
+        self._start = self._clock.now() if start is None else start
         self._count = 0
         self._wait: float | None = None
         self._done = options.timeout is None

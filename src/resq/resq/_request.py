@@ -66,17 +66,24 @@ class RequestSnapshot:
             )
 
 
-def take_snapshot(method: str, url: str, kwargs: Mapping[str, Any]) -> RequestSnapshot:
-    """Copy ``kwargs`` now and remember whether the body can be replayed."""
+def take_snapshot(
+    method: str, url: str, kwargs: Mapping[str, Any], *, where: str = "request()"
+) -> RequestSnapshot:
+    """Copy ``kwargs`` now and remember whether the body can be replayed.
+
+    Raises:
+        ValueError: an argument is nested too deeply to copy (naming it).
+    """
     one_shot = next((p for p in _BODY_PARAMS if p in kwargs and _is_one_shot(kwargs[p])), None)
-    private = {
-        k: (
-            v
-            if k in _BODY_PARAMS and one_shot == k
-            else copy.deepcopy(v)
-            if k == "json"
-            else _copy(v)
-        )
-        for k, v in kwargs.items()
-    }
+    private: dict[str, Any] = {}
+    for k, v in kwargs.items():
+        try:
+            if k in _BODY_PARAMS and one_shot == k:
+                private[k] = v
+            else:
+                private[k] = copy.deepcopy(v) if k == "json" else _copy(v)
+        except RecursionError:
+            raise ValueError(
+                f"{where}: {k}= is nested too deeply to copy (and to send); flatten it"
+            ) from None
     return RequestSnapshot(method, url, private, one_shot)

@@ -9,24 +9,61 @@ by the path's query. Only an absolute ``http://``/``https://`` URL replaces the 
 
 from __future__ import annotations
 
+import ipaddress
 import re
-from urllib.parse import urlsplit, urlunsplit
+import string
+from urllib.parse import SplitResult, urlsplit, urlunsplit
 
 from resq import _validate
 
 _ABSOLUTE = re.compile(r"^https?://", re.IGNORECASE)
+# Whitespace and control characters: urlsplit() silently drops some of them (tab, CR, LF).
+_BAD_CHARS = re.compile(r"[\x00-\x20\x7f-\x9f\s]")
+# A host name's ASCII characters (RFC 3986 reg-name: unreserved, sub-delims, pct-encoded).
+_HOST_ASCII = frozenset(string.ascii_letters + string.digits + "-._~!$&'()*+,;=%")
 
 
-def check_base_url(base_url: object) -> str:
-    """Validate a client's ``base_url``: an ``http(s)`` URL with a host and no fragment."""
-    value = _validate.text("Requests()", "base_url", base_url)
-    parts = urlsplit(value)
+def _valid_host(parts: SplitResult) -> bool:
+    hostport = parts.netloc.rpartition("@")[2]
+    if hostport.startswith("["):  # an IPv6 literal, optionally with a zone: [fe80::1%eth0]
+        inside, closed, after = hostport[1:].partition("]")
+        if not closed or not (after == "" or after.startswith(":")):
+            return False
+        try:
+            ipaddress.IPv6Address(inside.partition("%")[0])
+        except ValueError:
+            return False
+        return True
+    host = hostport.partition(":")[0]
+    return bool(host) and all(c in _HOST_ASCII or (not c.isascii() and c.isalnum()) for c in host)
+
+
+def check_base_url(base_url: object, *, where: str = "Requests()") -> str:
+    """Validate a client's ``base_url``: an ``http(s)`` URL with a valid host (and port), no
+    whitespace or control character, and no fragment."""
+    value = _validate.text(where, "base_url", base_url)
+    bad = _BAD_CHARS.search(value)
+    if bad:
+        raise ValueError(
+            f"{where}: base_url must not contain whitespace or control characters (found "
+            f"{bad.group()!r}; percent-encode it in a path, e.g. %20 for a space), got {value!r}"
+        )
+    try:
+        parts = urlsplit(value)
+        parts.port  # noqa: B018 - parses the port: "Port out of range", "could not be cast"
+    except ValueError as exc:
+        raise ValueError(f"{where}: base_url is not a valid URL ({exc}), got {value!r}") from None
     if parts.scheme.lower() not in ("http", "https") or not parts.netloc:
         raise ValueError(
-            f"Requests(): base_url must be an absolute http:// or https:// URL, got {value!r}"
+            f"{where}: base_url must be an absolute http:// or https:// URL, got {value!r}"
+        )
+    if not _valid_host(parts):
+        raise ValueError(
+            f"{where}: base_url has an invalid host {parts.netloc!r} (expected a name such as "
+            f"api.example.com, an IPv4 address or an IPv6 one in brackets), got {value!r}"
         )
     if parts.fragment or value.endswith("#"):
-        raise ValueError(f"Requests(): base_url must not contain a fragment, got {value!r}")
+        raise ValueError(f"{where}: base_url must not contain a fragment, got {value!r}")
     return value
 
 

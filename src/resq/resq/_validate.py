@@ -6,6 +6,7 @@ Every check raises before anything is sent, with a message naming the parameter.
 from __future__ import annotations
 
 import math
+import re
 from typing import Any
 
 
@@ -13,26 +14,77 @@ def _type_name(value: Any) -> str:
     return type(value).__name__
 
 
-def number(where: str, name: str, value: Any, *, positive: bool = False) -> float:
-    """Return ``value`` as a float if it is a finite real number ``>= 0`` (``> 0`` if positive).
+MAX_SECONDS = 1_000_000_000
+"""The longest timeout, delay or window resq accepts, in seconds (about 31.7 years).
 
-    ``bool`` is rejected although it is an ``int`` subclass: ``timeout=True`` is a bug.
+Longer waits overflow the platform's timers (``time.sleep``, socket timeouts) some time after
+the first request was sent; a bound checked up front fails before anything is sent."""
+
+
+def _shown(value: Any) -> str:
+    text = repr(value)
+    return text if len(text) <= 24 else f"{text[:12]}...({len(text)} characters)"
+
+
+def number(
+    where: str,
+    name: str,
+    value: Any,
+    *,
+    positive: bool = False,
+    signed: bool = False,
+    maximum: float | None = None,
+    kind: str = "a number of seconds",
+) -> float:
+    """Return ``value`` as a float if it is a finite real number ``>= 0`` (``> 0`` if positive,
+    of either sign if ``signed``) and at most ``maximum``.
+
+    ``bool`` is rejected although it is an ``int`` subclass: ``timeout=True`` is a bug. An
+    ``int`` too large for a float (``10**400``) is a ``ValueError``, not an ``OverflowError``.
     """
     if isinstance(value, bool) or not isinstance(value, int | float):
-        raise TypeError(f"{where}: {name} must be a number of seconds, got {_type_name(value)}")
-    result = float(value)
+        raise TypeError(f"{where}: {name} must be {kind}, got {_type_name(value)}")
+    try:
+        result = float(value)
+    except OverflowError:
+        result = math.inf
     if not math.isfinite(result):
-        raise ValueError(f"{where}: {name} must be a finite number, got {value!r}")
+        raise ValueError(f"{where}: {name} must be a finite number, got {_shown(value)}")
     if positive and result <= 0:
         raise ValueError(f"{where}: {name} must be > 0, got {value!r}")
-    if result < 0:
+    if result < 0 and not signed:
         raise ValueError(f"{where}: {name} must be >= 0, got {value!r}")
+    if maximum is not None and result > maximum:
+        raise ValueError(
+            f"{where}: {name} must be at most {maximum:.0f} seconds (about "
+            f"{maximum / 31_557_600:.1f} years), got {_shown(value)}"
+        )
     return result
 
 
-def optional_number(where: str, name: str, value: Any, *, positive: bool = False) -> float | None:
-    """Like :func:`number` but ``None`` passes through."""
-    return None if value is None else number(where, name, value, positive=positive)
+def seconds(where: str, name: str, value: Any, *, positive: bool = False) -> float:
+    """A number of seconds from 0 (excluded if ``positive``) to :data:`MAX_SECONDS`."""
+    return number(where, name, value, positive=positive, maximum=MAX_SECONDS)
+
+
+def optional_seconds(where: str, name: str, value: Any, *, positive: bool = False) -> float | None:
+    """Like :func:`seconds` but ``None`` passes through."""
+    return None if value is None else seconds(where, name, value, positive=positive)
+
+
+# A method is an HTTP token (RFC 9110, section 5.6.2): no space, no control character.
+_TOKEN = re.compile(r"[!#$%&'*+.^_`|~0-9A-Za-z-]+\Z")
+
+
+def method(where: str, value: Any) -> str:
+    """Return ``value`` if it is an HTTP method name (a token such as ``GET`` or ``PURGE``)."""
+    text(where, "method", value)
+    if not _TOKEN.match(value):
+        raise ValueError(
+            f"{where}: method must be an HTTP method name such as 'GET' or 'POST' (letters, "
+            f"digits and !#$%&'*+.^_`|~-, no spaces), got {value!r}"
+        )
+    return str(value)
 
 
 def integer(where: str, name: str, value: Any, *, minimum: int) -> int:

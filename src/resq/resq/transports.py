@@ -61,6 +61,22 @@ class ASGIAdapter(requests.adapters.BaseAdapter):
             raise TypeError(
                 f"ASGIAdapter(): app must be an ASGI callable, got {type(app).__name__}"
             )
+        if not isinstance(root_path, str) or (root_path and not root_path.startswith("/")):
+            raise ValueError(
+                f"ASGIAdapter(): root_path must be '' or a path such as '/api', got {root_path!r}"
+            )
+        if not (
+            isinstance(client, tuple)
+            and len(client) == 2
+            and isinstance(client[0], str)
+            and isinstance(client[1], int)
+            and not isinstance(client[1], bool)
+            and 0 <= client[1] <= 65535
+        ):
+            raise ValueError(
+                "ASGIAdapter(): client must be a (host, port) pair such as "
+                f"('127.0.0.1', 123), got {client!r}"
+            )
         super().__init__()
         self._transport = httpx.ASGITransport(app=app, root_path=root_path, client=client)
         self._lock = threading.Lock()

@@ -8,12 +8,35 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
+from hedron_core.jobs._machine import check_number
+from hedron_core.jobs._types import check_encodable
 from hedron_core.jobs.redis_backend import RedisUnavailableError
 
 if TYPE_CHECKING:
     from hedron_core.jobs.redis_backend import RedisJobBackend
 
 _SCHEMES = ("redis", "rediss", "unix")
+_MAX_SECONDS = 1e9  # about 31.7 years
+_MIN_TIMEOUT_S = 0.001
+
+
+def _scheme(url: str) -> str:
+    try:
+        return urlsplit(url).scheme
+    except ValueError:  # "redis://[::1" and the like
+        return ""
+
+
+def _shown_url(value: object) -> str:
+    """``value`` for an error message, without a password."""
+    if not isinstance(value, str):
+        return type(value).__name__
+    try:
+        return repr(redact_url(value))
+    except ValueError:
+        return "an unparseable URL"
+
+
 DEFAULT_TTL_SECONDS = 7 * 24 * 3600.0
 
 
@@ -93,23 +116,30 @@ class ScaleConfig:
             value = getattr(self, name)
             if not isinstance(value, str) or not value.strip():
                 raise ValueError(f"ScaleConfig.{name} must be a non-empty string, got {value!r}")
+            check_encodable(value, name, "ScaleConfig")
         for name in ("redis_url", "broker_url"):
             value = getattr(self, name)
             if value is None:
                 continue
-            if not isinstance(value, str) or urlsplit(value).scheme not in _SCHEMES:
+            if not isinstance(value, str) or _scheme(value) not in _SCHEMES:
                 raise ValueError(
                     f"ScaleConfig.{name} must start with redis://, rediss:// or unix://, "
-                    f"got {value!r}"
+                    f"got {_shown_url(value)}"
                 )
         if not isinstance(self.queues, Mapping) or not all(
-            isinstance(k, str) and isinstance(v, str) and v for k, v in self.queues.items()
+            isinstance(k, str) and isinstance(v, str) and v.strip() for k, v in self.queues.items()
         ):
             raise ValueError("ScaleConfig.queues must map job types to non-empty queue names")
         for name in ("ttl_seconds", "connect_timeout_s"):
             value = getattr(self, name)
-            if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
+            if isinstance(value, bool) or not isinstance(value, int | float) or not value > 0:
                 raise ValueError(f"ScaleConfig.{name} must be a positive number, got {value!r}")
+            check_number(value, name, "ScaleConfig", positive=True, maximum=_MAX_SECONDS)
+        if self.connect_timeout_s < _MIN_TIMEOUT_S:  # shorter, every connection would time out
+            raise ValueError(
+                f"ScaleConfig.connect_timeout_s must be at least {_MIN_TIMEOUT_S} seconds, "
+                f"got {self.connect_timeout_s!r}"
+            )
 
     @classmethod
     def from_env(cls, environ: Mapping[str, str] | None = None) -> ScaleConfig:

@@ -15,7 +15,7 @@ from hedron_core.jobs._machine import IllegalTransitionError, JobNotFoundError
 from hedron_core.jobs._types import JobState, JobStatus
 from hedron_core.jobs.redis_backend import RedisJobBackend
 
-from ._worker import DEFAULT_MAX_ATTEMPTS
+from ._worker import DEFAULT_MAX_ATTEMPTS, check_attempts
 
 __all__ = ["Dispatcher", "EnqueueRefusedError", "QueuedJobBackend"]
 
@@ -80,9 +80,14 @@ class QueuedJobBackend:
             raise TypeError(
                 f"QueuedJobBackend: backend must be a RedisJobBackend, got {type(backend).__name__}"
             )
-        if isinstance(max_attempts, bool) or not isinstance(max_attempts, int) or max_attempts < 1:
-            raise ValueError(
-                f"QueuedJobBackend: max_attempts must be an int >= 1, got {max_attempts!r}"
+        check_attempts("QueuedJobBackend", max_attempts)
+        if not all(callable(getattr(dispatcher, m, None)) for m in ("send", "revoke")) or not (
+            isinstance(getattr(dispatcher, "engine", None), str)
+        ):
+            raise TypeError(
+                "QueuedJobBackend: dispatcher must have send(status), revoke(job_id) and an "
+                "engine name (the Celery/RQ integrations build one), "
+                f"got {type(dispatcher).__name__}"
             )
         self.redis = backend
         self.dispatcher = dispatcher

@@ -25,6 +25,8 @@ from hedron_core.jobs.redis_backend import RedisJobBackend
 __all__ = [
     "DEFAULT_LEASE_S",
     "DEFAULT_MAX_ATTEMPTS",
+    "MAX_SECONDS",
+    "check_attempts",
     "check_now",
     "check_tasks",
     "run_job",
@@ -37,6 +39,15 @@ DEFAULT_LEASE_S = 30.0
 """A running job's lease: renewed every third of it; a dead worker's job is free after it."""
 DEFAULT_MAX_ATTEMPTS = 3
 """How many workers may start a job before a lost one is marked FAILED instead of retried."""
+MAX_SECONDS = 1e9
+"""The longest lease, timeout or TTL the integrations take (about 31.7 years)."""
+
+
+def check_attempts(owner: str, max_attempts: object) -> int:
+    """Validate ``max_attempts``: an int >= 1, naming it."""
+    if isinstance(max_attempts, bool) or not isinstance(max_attempts, int) or max_attempts < 1:
+        raise ValueError(f"{owner}: max_attempts must be an int >= 1, got {max_attempts!r:.40}")
+    return max_attempts
 
 
 def check_tasks(tasks: object) -> dict[str, Task]:
@@ -85,9 +96,11 @@ class QueueTaskContext(TaskContext):
         return self._sleep(check_seconds(seconds))
 
     async def _sleep(self, seconds: float) -> None:
-        self.raise_if_cancelled()
+        # Redis is read on a worker thread, so a slow Redis never stalls other coroutines of
+        # the task (its own asyncio.gather, the lease renewer).
+        await asyncio.to_thread(self.raise_if_cancelled)
         await asyncio.sleep(seconds)
-        self.raise_if_cancelled()
+        await asyncio.to_thread(self.raise_if_cancelled)
 
     def _heartbeat(self) -> None:
         self._redis_backend.renew(self.job_id, worker=self._worker, lease_s=self._lease_s)
@@ -97,7 +110,7 @@ async def _renew_forever(ctx: QueueTaskContext, every: float) -> None:
     while True:
         await asyncio.sleep(every)
         try:
-            ctx._heartbeat()
+            await asyncio.to_thread(ctx._heartbeat)
         except Exception as exc:  # keep the task running; the lease may lapse
             log.warning("job %s: lease renewal failed: %s", ctx.job_id, exc)
 

@@ -28,6 +28,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from hedron_core.jobs._context import Task
+from hedron_core.jobs._machine import check_number
 from hedron_core.jobs._types import JobStatus
 from hedron_core.jobs.redis_backend import RedisJobBackend
 
@@ -36,6 +37,8 @@ from ._queued import QueuedJobBackend
 from ._worker import (
     DEFAULT_LEASE_S,
     DEFAULT_MAX_ATTEMPTS,
+    MAX_SECONDS,
+    check_attempts,
     check_now,
     check_tasks,
     run_job,
@@ -58,14 +61,6 @@ MAINTENANCE_TASK = "hedron.maintenance"
 
 DEFAULT_REDELIVERY_S = 3600.0
 """Seconds before the broker hands out again a message whose worker died (Redis's default)."""
-
-
-def _positive_seconds(name: str, value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)):
-        raise TypeError(f"CeleryJobs: {name} must be a number of seconds, got {value!r}")
-    if not value > 0 or value == float("inf"):
-        raise ValueError(f"CeleryJobs: {name} must be a finite number > 0, got {value!r}")
-    return float(value)
 
 
 def _redelivery_options(redelivery_s: float) -> dict[str, float]:
@@ -159,10 +154,18 @@ class CeleryJobs:
             )
         self.config = config
         self.tasks = check_tasks(tasks)
-        self.lease_s = float(lease_s)
-        if self.lease_s <= 0:
-            raise ValueError(f"CeleryJobs: lease_s must be > 0, got {lease_s!r}")
-        self.redelivery_s = _positive_seconds("redelivery_s", redelivery_s)
+        self.lease_s = check_number(
+            lease_s, "lease_s", "CeleryJobs", positive=True, maximum=MAX_SECONDS
+        )
+        self.redelivery_s = check_number(
+            redelivery_s, "redelivery_s", "CeleryJobs", positive=True, maximum=MAX_SECONDS
+        )
+        check_attempts("CeleryJobs", max_attempts)
+        if celery_app is not None and not callable(getattr(celery_app, "task", None)):
+            raise TypeError(
+                "CeleryJobs: celery_app must be a celery.Celery app, "
+                f"got {type(celery_app).__name__}"
+            )
         self.redis: RedisJobBackend = config.backend(check=check)
         self.celery = celery_app if celery_app is not None else self._make_app()
         self.run_task = self._register()

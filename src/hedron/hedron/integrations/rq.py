@@ -32,7 +32,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from hedron_core.jobs._context import Task
-from hedron_core.jobs._machine import IllegalTransitionError
+from hedron_core.jobs._machine import IllegalTransitionError, check_number
 from hedron_core.jobs._types import JobState, JobStatus
 from hedron_core.jobs.redis_backend import RedisJobBackend
 
@@ -41,6 +41,8 @@ from ._queued import QueuedJobBackend
 from ._worker import (
     DEFAULT_LEASE_S,
     DEFAULT_MAX_ATTEMPTS,
+    MAX_SECONDS,
+    check_attempts,
     check_now,
     check_tasks,
     run_job,
@@ -209,10 +211,14 @@ class RQJobs:
         self.config = config
         self.tasks = check_tasks(tasks)
         self.refs = {name: task_ref(fn) for name, fn in self.tasks.items()}
-        self.lease_s = float(lease_s)
-        if self.lease_s <= 0:
-            raise ValueError(f"RQJobs: lease_s must be > 0, got {lease_s!r}")
-        self.job_timeout = int(job_timeout)
+        self.lease_s = check_number(
+            lease_s, "lease_s", "RQJobs", positive=True, maximum=MAX_SECONDS
+        )
+        timeout = check_number(
+            job_timeout, "job_timeout", "RQJobs", positive=True, maximum=MAX_SECONDS
+        )
+        self.job_timeout = max(1, int(timeout))
+        check_attempts("RQJobs", max_attempts)
         self.redis: RedisJobBackend = config.backend(check=check)
         if config.effective_broker_url == config.redis_url:
             self.queue_connection: Any = self.redis.client

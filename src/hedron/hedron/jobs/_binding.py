@@ -22,6 +22,11 @@ _METHODS = ("submit", "get", "load", "mark", "progress", "request_cancel", "clea
 
 def check_backend(backend: object, *, where: str) -> JobBackend:
     """Raise a ``TypeError`` naming ``where`` unless ``backend`` implements ``JobBackend``."""
+    if isinstance(backend, type):
+        raise TypeError(
+            f"{where} must be a job backend instance, not the class {backend.__name__}; "
+            f"pass {backend.__name__}() (with its arguments) instead"
+        )
     missing = [m for m in _METHODS if not callable(getattr(backend, m, None))]
     if missing:
         raise TypeError(

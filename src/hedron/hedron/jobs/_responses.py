@@ -173,6 +173,12 @@ def job_status_response(
         ...     return job_status_response(backend.get(job_id, **scope), **scope)
     """
     retry = _check_retry(retry_after_s, "job_status_response")
+    for name, hook in (("result_view", result_view), ("view", view)):
+        if hook is not None and not callable(hook):
+            raise TypeError(
+                f"job_status_response({name}=...) must be callable (status) -> Component, "
+                f"got {type(hook).__name__}"
+            )
     visible = _visible(status, auth_subject, tenant_id)
     headers = _headers(visible, retry)
     if visible is None:

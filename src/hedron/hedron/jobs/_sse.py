@@ -2,16 +2,21 @@
 
 from __future__ import annotations
 
-import asyncio
+import math
 import time
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
+from functools import partial
 
+import anyio
 from fastapi.responses import JSONResponse
 from starlette.responses import Response, StreamingResponse
+from starlette.types import Receive, Scope, Send
 
 from hedron_core.jobs import JobBackend
 from hedron_core.jobs._types import _require_text
 
+from .._blocking import run_blocking
+from ._binding import check_backend
 from ._responses import NOT_FOUND_TEXT, dumps
 
 __all__ = ["job_status_events"]
@@ -32,7 +37,8 @@ def job_status_events(
     ``event: end`` once the job is terminal (or ``event: timeout`` after ``max_duration_s``)
     and closes. A missing job, or another scope's, is the same ``404`` as
     :func:`job_status_response` gives. The backend is read every ``interval_s`` seconds on
-    the server; one open connection per watcher. The API may change; for production use
+    the server, on a worker thread (never on the event loop, even from an ``async def``
+    route); one open connection per watcher. The API may change; for production use
     ``Poll`` with ``job_status_response``.
 
     Args:
@@ -48,20 +54,22 @@ def job_status_events(
         ... def events(job_id: str, request: Request):
         ...     return job_status_events(backend, job_id, **current_scope(request))
     """
+    check_backend(backend, where="job_status_events(backend=...)")
     _require_text(auth_subject, "auth_subject", "job_status_events")
     _require_text(tenant_id, "tenant_id", "job_status_events")
     for name, value in (("interval_s", interval_s), ("max_duration_s", max_duration_s)):
-        if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
-            raise ValueError(f"job_status_events: {name} must be a number > 0")
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            raise TypeError(f"job_status_events: {name} must be a number of seconds")
+        if not (value > 0 and math.isfinite(value)):
+            raise ValueError(f"job_status_events: {name} must be a finite number > 0")
     headers = {"Cache-Control": "no-store", "X-Accel-Buffering": "no"}
-    if backend.get(job_id, auth_subject=auth_subject, tenant_id=tenant_id) is None:
-        return JSONResponse({"detail": NOT_FOUND_TEXT}, status_code=404, headers=headers)
+    read = partial(backend.get, job_id, auth_subject=auth_subject, tenant_id=tenant_id)
 
     async def stream() -> AsyncIterator[str]:
         deadline = time.monotonic() + max_duration_s
         last = None
         while True:
-            status = backend.get(job_id, auth_subject=auth_subject, tenant_id=tenant_id)
+            status = await run_blocking(read)
             if status is None:  # cleaned up meanwhile
                 yield "event: end\ndata: {}\n\n"
                 return
@@ -75,6 +83,26 @@ def job_status_events(
             if time.monotonic() >= deadline:
                 yield "event: timeout\ndata: {}\n\n"
                 return
-            await asyncio.sleep(interval_s)
+            await anyio.sleep(interval_s)
 
-    return StreamingResponse(stream(), media_type="text/event-stream", headers=headers)
+    return _EventsResponse(
+        read,
+        JSONResponse({"detail": NOT_FOUND_TEXT}, status_code=404, headers=headers),
+        StreamingResponse(stream(), media_type="text/event-stream", headers=headers),
+    )
+
+
+class _EventsResponse(Response):
+    """Looks the job up when sent (on a worker thread), then answers 404 or the stream."""
+
+    def __init__(
+        self, read: Callable[[], object], missing: Response, events: StreamingResponse
+    ) -> None:
+        super().__init__(status_code=200, headers=dict(events.headers))
+        self._read = read
+        self._missing = missing
+        self._events = events
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        found = await run_blocking(self._read)
+        await (self._events if found is not None else self._missing)(scope, receive, send)

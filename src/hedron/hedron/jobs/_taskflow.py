@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from fastapi import Request
@@ -11,6 +12,8 @@ from pydantic import BaseModel
 from starlette.responses import Response
 
 from hedron_core import Component
+from hedron_core._base import check_required_id
+from hedron_core._html import check_path_prefix
 from hedron_core.components import (
     Alert,
     Button,
@@ -20,9 +23,11 @@ from hedron_core.components import (
     Region,
     Stack,
 )
+from hedron_core.htmx import check_interval_ms
 from hedron_core.jobs import JobBackend, JobScope, JobStatus, job_status_view
 from hedron_core.jobs._types import _require_text
 
+from .._blocking import run_blocking
 from ._binding import check_backend
 from ._enqueue import SubmitPolicy, _as_scope, authorize_submit
 from ._responses import job_status_response
@@ -67,7 +72,8 @@ class TaskFlow:
         result_view: Renders a SUCCEEDED job's result (default: its JSON).
         cancel: Offer a Cancel button while the job is not finished.
         restart: Offer a *Start another* button on the final view (any terminal state).
-        poll_interval_ms: How often the status region polls.
+        poll_interval_ms: How often the status region polls, in milliseconds (1 to
+            ``2**31 - 1``, the browser's longest timer).
         submit_label: The submit button's text.
         path: Root-relative URL prefix of the flow's routes.
         name: Element-id prefix (default: derived from ``job_type``).
@@ -121,6 +127,10 @@ class TaskFlow:
         _require_text(job_type, "job_type", "TaskFlow")
         if not callable(scope):
             raise TypeError("TaskFlow: scope must be a callable scope(request) -> JobScope | None")
+        if isinstance(fields, str) or not isinstance(fields, Sequence):
+            raise TypeError(
+                f"TaskFlow: fields must be a sequence of components, got {type(fields).__name__}"
+            )
         given = keyword_form(
             fields=fields, payload=payload, result_view=result_view,
             poll_interval_ms=poll_interval_ms, input_model=input_model, result=result,
@@ -128,21 +138,18 @@ class TaskFlow:
         )  # fmt: skip
         fields, payload, result_view = given.fields, given.payload, given.result_view
         poll_interval_ms = given.poll_interval_ms
-        if payload is not None and not callable(payload):
-            raise TypeError("TaskFlow: payload must be callable")
+        for label, hook in (("payload", payload), ("policy", policy), ("result_view", result_view)):
+            if hook is not None and not callable(hook):
+                raise TypeError(f"TaskFlow: {label} must be callable, got {type(hook).__name__}")
         for i, field in enumerate(fields):
             if not isinstance(field, Component):
                 raise TypeError(f"TaskFlow: fields[{i}] must be a Component")
         if backend is not None:
             check_backend(backend, where="TaskFlow(backend=...)")
-        if isinstance(poll_interval_ms, bool) or not isinstance(poll_interval_ms, int):
-            raise TypeError(
-                "TaskFlow(poll_interval_ms=...) must be an int (milliseconds), "
-                f"got {type(poll_interval_ms).__name__}"
-            )
-        if poll_interval_ms < 1:
-            raise ValueError(f"TaskFlow(poll_interval_ms=...) must be >= 1, got {poll_interval_ms}")
-        slug = _SLUG.sub("-", job_type.lower()).strip("-") or "task"
+        check_interval_ms(poll_interval_ms, where="TaskFlow(poll_interval_ms=...)")
+        slug = _SLUG.sub("-", job_type.lower()).strip("-")
+        if not slug[:1].isalpha():  # element ids start with a letter
+            slug = f"task-{slug}".rstrip("-")
         self.job_type = job_type
         self.scope = scope_caller(scope)
         self.dependencies = list(given.dependencies)
@@ -156,12 +163,15 @@ class TaskFlow:
         self.restart = bool(restart)
         self.poll_interval_ms = poll_interval_ms
         self.submit_label = _require_text(submit_label, "submit_label", "TaskFlow")
+        if path is not None and not isinstance(path, str):
+            raise TypeError(f"TaskFlow: path must be a str, got {type(path).__name__}")
         self.path = (path or f"/tasks/{slug}").rstrip("/")
-        if not self.path.startswith("/"):
-            raise ValueError("TaskFlow: path must start with '/'")
-        self.name = name or slug
-        self.region_id = f"{self.name}-flow"
-        self.status_id = f"{self.name}-status"
+        check_path_prefix(self.path, where="TaskFlow(path=...)", example="/tasks/resize")
+        if name is not None:
+            check_required_id(name, where="TaskFlow(name=...)")
+        self.name = name or slug[:50]
+        self.region_id = check_required_id(f"{self.name}-flow", where="TaskFlow(name=...)")
+        self.status_id = check_required_id(f"{self.name}-status", where="TaskFlow(name=...)")
 
     if not TYPE_CHECKING:  # type checkers keep reporting unknown attributes themselves
 
@@ -233,11 +243,13 @@ class TaskFlow:
         async def submit(request: Request) -> Component:
             return await flow._submit(request)
 
+        # The backend is called on a worker thread: a slow backend (a SQLite write lock held
+        # by another process, a Redis that stalls) must not stall every request of the app.
         async def status(job_id: str, request: Request) -> Response:
-            return flow._status(job_id, request, cancel=False)
+            return await run_blocking(partial(flow._status, job_id, request, cancel=False))
 
         async def cancel(job_id: str, request: Request) -> Response:
-            return flow._status(job_id, request, cancel=True)
+            return await run_blocking(partial(flow._status, job_id, request, cancel=True))
 
         async def form() -> Component:
             return flow._form(None)
@@ -258,6 +270,9 @@ class TaskFlow:
     async def _submit(self, request: Request) -> Component:
         form = await request.form()
         fields = {k: v for k, v in form.items() if isinstance(v, str) and k != _CSRF_FIELD}
+        return await run_blocking(partial(self._submit_fields, request, fields))
+
+    def _submit_fields(self, request: Request, fields: dict[str, str]) -> Component:
         scope = authorize_submit(_as_scope(self.scope(request)), self.job_type, fields)
         try:
             payload = self.payload(fields) if self.payload is not None else fields

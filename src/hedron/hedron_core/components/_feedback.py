@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 from hedron_core._base import Component, RenderContext, check_id
 from hedron_core._html import Html, element
 from hedron_core._props import check_choice, check_str
@@ -121,9 +123,14 @@ class Loading(Component):
 def _number(value: object, *, where: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)):
         raise TypeError(f"{where} must be a number, got {type(value).__name__}")
-    if value != value or value in (float("inf"), float("-inf")):
+    try:
+        number = float(value)
+    except OverflowError:  # an int no float can hold
+        digits = len(str(value))
+        raise ValueError(f"{where} must be finite, got an int of {digits} digits") from None
+    if not math.isfinite(number):
         raise ValueError(f"{where} must be finite, got {value!r}")
-    return float(value)
+    return number
 
 
 def _fmt(value: float) -> str:

@@ -3,14 +3,15 @@
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping
 from typing import Literal
 
 from hedron_core._base import Child, Component, RenderContext, check_id, check_logical_id, dom_id
 from hedron_core._html import Html, check_url, element
-from hedron_core._props import check_child, check_choice, check_int, check_str
+from hedron_core._props import check_child, check_choice, check_str
 from hedron_core.components._feedback import Loading, Status
-from hedron_core.htmx import METHODS, check_method, check_swap, check_target
+from hedron_core.htmx import METHODS, check_interval_ms, check_method, check_swap, check_target
 
 __all__ = ["ComponentRef", "Lazy", "Poll", "RefreshButton"]
 
@@ -73,6 +74,11 @@ class ComponentRef(Component):
                         f"ComponentRef.vals[{key!r}] must be str, int, float or bool, "
                         f"got {type(val).__name__}"
                     )
+                if isinstance(val, float) and not math.isfinite(val):
+                    raise ValueError(
+                        f"ComponentRef.vals[{key!r}] must be a finite number (JSON has no "
+                        f"NaN or infinity), got {val!r}; send it as a str instead"
+                    )
             vals = dict(vals)
         self._set(
             logical_id=check_logical_id(logical_id, where="ComponentRef.logical_id"),
@@ -92,7 +98,9 @@ class ComponentRef(Component):
             attrs["hx-target"] = target
         attrs["hx-swap"] = self.swap
         if self.vals:
-            attrs["hx-vals"] = json.dumps(self.vals, separators=(",", ":"), sort_keys=True)
+            attrs["hx-vals"] = json.dumps(
+                self.vals, separators=(",", ":"), sort_keys=True, allow_nan=False
+            )
         return attrs
 
     def render(self, ctx: RenderContext) -> Html:
@@ -153,7 +161,9 @@ class Poll(Component):
 
     Args:
         ref: What to fetch (its ``dom_id`` becomes the element id).
-        interval_ms: Milliseconds between requests (positive int).
+        interval_ms: Milliseconds between requests, from 1 to
+            :data:`~hedron_core.htmx.MAX_INTERVAL_MS` (``2**31 - 1``, the browser's longest
+            timer).
         content: What to show before the first answer (default: ``Loading()``).
 
     Example:
@@ -172,7 +182,7 @@ class Poll(Component):
     ) -> None:
         self._set(
             ref=_check_ref(ref, where="Poll.ref"),
-            interval_ms=check_int(interval_ms, where="Poll.interval_ms", minimum=1),
+            interval_ms=check_interval_ms(interval_ms, where="Poll.interval_ms"),
             content=None if content is None else check_child(content, where="Poll.content"),
         )
 

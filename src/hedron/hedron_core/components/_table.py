@@ -92,8 +92,9 @@ class Table(Component):
                     body.append(f"<td>{escape_text(cell)}</td>")
                 elif isinstance(cell, Component):
                     body.append(f"<td>{cell.render(ctx)}</td>")
-                else:
-                    body.append(f"<td>{cell}</td>")
+                else:  # the number's own digits: a subclass's __str__ could hold markup
+                    shown = int.__repr__(cell) if isinstance(cell, int) else float.__repr__(cell)
+                    body.append(f"<td>{shown}</td>")
             body.append("</tr>")
         body.append("</tbody>")
         parts.append(Html("".join(body)))

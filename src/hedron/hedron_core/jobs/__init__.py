@@ -8,7 +8,7 @@ Example:
     True
 """
 
-from ._clock import VirtualClock
+from ._clock import VirtualClock, current_clock, use_clock
 from ._context import JobCancelledError, Task, TaskContext
 from ._local import RUNNER_ENV, local_runner
 from ._machine import (
@@ -48,9 +48,11 @@ __all__ = [
     "ThreadPoolRunner",
     "VirtualClock",
     "check_transition",
+    "current_clock",
     "describe_status",
     "job_result_view",
     "job_status_view",
     "local_runner",
     "new_job_id",
+    "use_clock",
 ]

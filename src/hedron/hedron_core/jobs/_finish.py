@@ -16,13 +16,13 @@ log = logging.getLogger("hedron.jobs")
 
 
 def record_success(backend: JobBackend, job_id: str, result: Any) -> None:
-    """Mark the job SUCCEEDED with ``result`` (FAILED if the result is not JSON)."""
+    """Mark the job SUCCEEDED with ``result`` (FAILED if the result cannot be stored as JSON)."""
     try:
         backend.mark(job_id, JobState.SUCCEEDED, result=result)
-    except TypeError as exc:
-        _mark(backend, job_id, JobState.FAILED, error=f"TypeError: {exc}")
     except (IllegalTransitionError, JobNotFoundError) as exc:
         log.warning("job %s finished but could not be marked SUCCEEDED: %s", job_id, exc)
+    except (TypeError, ValueError) as exc:  # a result JSON cannot hold (or too deep)
+        _mark(backend, job_id, JobState.FAILED, error=_text(exc))
 
 
 def record_failure(backend: JobBackend, job_id: str, exc: BaseException) -> None:
@@ -30,8 +30,14 @@ def record_failure(backend: JobBackend, job_id: str, exc: BaseException) -> None
     if isinstance(exc, JobCancelledError):
         _mark(backend, job_id, JobState.CANCELLED)
         return
-    text = f"{type(exc).__name__}: {exc}" if str(exc) else type(exc).__name__
-    _mark(backend, job_id, JobState.FAILED, error=text)
+    _mark(backend, job_id, JobState.FAILED, error=_text(exc))
+
+
+def _text(exc: BaseException) -> str:
+    """``"Type: message"``, with any lone surrogate (a file name, say) escaped as ``\\udcxx``."""
+    message = str(exc)
+    text = f"{type(exc).__name__}: {message}" if message else type(exc).__name__
+    return text.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def _mark(backend: JobBackend, job_id: str, state: JobState, error: str | None = None) -> None:

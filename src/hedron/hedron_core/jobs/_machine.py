@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
+import math
 import secrets
 from typing import Any
 
-from ._types import TERMINAL_STATES, JobProgress, JobState, _require_text, dump_json
+from ._types import (
+    TERMINAL_STATES,
+    JobProgress,
+    JobState,
+    _require_text,
+    check_encodable,
+    dump_json,
+)
 
 __all__ = [
     "IdempotencyConflictError",
@@ -112,6 +120,7 @@ def validate_mark(state: JobState, result: Any, error: str | None) -> tuple[str 
             raise TypeError(f"mark: error must be a str, got {type(error).__name__}")
         if state is not JobState.FAILED:
             raise ValueError(f"mark: error is only allowed with FAILED, not {state.value}")
+        check_encodable(error, "error", "mark")
     return result_json, error
 
 
@@ -132,6 +141,54 @@ def validate_scope(auth_subject: object, tenant_id: object, owner: str) -> None:
     """Check a scope pair passed to a scoped read, naming the bad parameter."""
     _require_text(auth_subject, "auth_subject", owner)
     _require_text(tenant_id, "tenant_id", owner)
+
+
+def check_number(
+    value: object,
+    name: str,
+    owner: str,
+    *,
+    positive: bool = False,
+    negative: bool = False,
+    maximum: float | None = None,
+    infinite: str | None = None,
+) -> float:
+    """A number ``>= 0`` (``> 0`` if ``positive``, any sign if ``negative``), at most
+    ``maximum``, never NaN; ``inf`` only when ``infinite`` says what it stands for (it is
+    then named in the error: ``"math.inf to keep finished jobs"``).
+
+    ``TypeError`` for a non-number (``bool`` included), ``ValueError`` otherwise, both naming
+    ``owner`` and ``name``; an int too large for a float is a ``ValueError`` too.
+    """
+    shown = _shown(value)
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise TypeError(f"{owner}: {name} must be a number of seconds, got {shown}")
+    try:
+        number = float(value)
+    except OverflowError:  # an int no float can hold
+        number = math.inf
+    wanted = "a finite number" + ("" if negative else " > 0" if positive else " >= 0")
+    if infinite:
+        wanted += f" (or math.inf to {infinite})"
+    infinite_ok = bool(infinite) and number == math.inf and isinstance(value, float)
+    if (
+        math.isnan(number)
+        or (math.isinf(number) and not infinite_ok)
+        or (number < 0 and not negative)
+        or (positive and number == 0)
+    ):
+        raise ValueError(f"{owner}: {name} must be {wanted}, got {shown}")
+    if maximum is not None and maximum < number < math.inf:
+        raise ValueError(f"{owner}: {name} must be at most {maximum:g} seconds, got {shown}")
+    return number
+
+
+def _shown(value: object) -> str:
+    """``repr(value)``, shortened (``10**400`` has 401 digits)."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**20:
+        return f"an int of about {int(value.bit_length() * 0.30103) + 1} digits"
+    text = repr(value)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def make_progress(k: object, n: object, message: object) -> JobProgress:

@@ -6,14 +6,15 @@ import dataclasses
 import json
 import os
 import threading
-import time
 from collections.abc import Callable, Collection
 from typing import Any
 
+from ._clock import clock_or_current
 from ._machine import (
     IdempotencyConflictError,
     IllegalTransitionError,
     JobNotFoundError,
+    check_number,
     check_transition,
     coerce_state,
     make_progress,
@@ -41,8 +42,9 @@ class InMemoryJobBackend:
     :class:`~hedron_core.jobs.SQLiteJobBackend` (one host) or a Redis backend instead.
 
     Args:
-        clock: Returns "now" in seconds (default ``time.time``); inject a virtual clock for
-            deterministic tests and demos.
+        clock: Returns "now" in seconds (default: the current clock, see
+            :func:`~hedron_core.jobs.use_clock`, which is ``time.time`` unless set); inject a
+            virtual clock for deterministic tests and demos.
         retention_s: How long terminal jobs are kept before ``cleanup_expired`` removes them.
 
     Example:
@@ -64,12 +66,11 @@ class InMemoryJobBackend:
                 "HEDRON_ENV=production (jobs would be lost on restart and invisible to other "
                 "workers); use SQLiteJobBackend or a Redis backend"
             )
-        if isinstance(retention_s, bool) or not isinstance(retention_s, int | float):
-            raise TypeError("InMemoryJobBackend: retention_s must be a number")
-        if retention_s < 0:
-            raise ValueError("InMemoryJobBackend: retention_s must be >= 0")
-        self._clock = clock or time.time
-        self._retention_s = float(retention_s)
+        retention = check_number(
+            retention_s, "retention_s", "InMemoryJobBackend", infinite="keep finished jobs for ever"
+        )
+        self._clock = clock_or_current(clock, "InMemoryJobBackend")
+        self._retention_s = retention
         self._lock = threading.Lock()
         self._jobs: dict[str, JobStatus] = {}
         self._payload_json: dict[str, str] = {}

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 import os
 import threading
-import time
 from collections.abc import Callable, Collection
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -13,11 +12,13 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # imported lazily: Pyodide ships sqlite3 as a separate package
     import sqlite3
 
+from ._clock import clock_or_current
 from ._machine import (
     _ALLOWED,
     IdempotencyConflictError,
     IllegalTransitionError,
     JobNotFoundError,
+    check_number,
     coerce_state,
     make_progress,
     new_job_id,
@@ -72,6 +73,7 @@ _CLAIMABLE = (
     "AND (state = 'queued' OR lease_until IS NULL OR lease_until <= ?)"
 )
 _SYNC_MODES = ("OFF", "NORMAL", "FULL", "EXTRA")
+_MAX_BUSY_S = (2**31 - 1) / 1000  # SQLite keeps the busy timeout in an int of milliseconds
 
 
 class SQLiteJobBackend:
@@ -89,7 +91,8 @@ class SQLiteJobBackend:
     Args:
         path: The database file (created if missing). ``":memory:"`` is refused: every
             connection would see a different empty database.
-        clock: Returns "now" in seconds (default ``time.time``).
+        clock: Returns "now" in seconds (default: the current clock,
+            :func:`~hedron_core.jobs.use_clock`, ``time.time`` unless set).
         retention_s: How long terminal jobs are kept before ``cleanup_expired`` removes them.
         synchronous: SQLite's ``synchronous`` pragma: ``"NORMAL"`` (default) or ``"FULL"``.
         busy_timeout_s: How long a writer waits for another process's lock.
@@ -123,15 +126,17 @@ class SQLiteJobBackend:
             )
         if not isinstance(synchronous, str) or synchronous.upper() not in _SYNC_MODES:
             raise ValueError(f"SQLiteJobBackend: synchronous must be one of {_SYNC_MODES}")
-        if isinstance(retention_s, bool) or not isinstance(retention_s, int | float):
-            raise TypeError("SQLiteJobBackend: retention_s must be a number")
-        if retention_s < 0:
-            raise ValueError("SQLiteJobBackend: retention_s must be >= 0")
+        retention = check_number(
+            retention_s, "retention_s", "SQLiteJobBackend", infinite="keep finished jobs for ever"
+        )
+        busy = check_number(
+            busy_timeout_s, "busy_timeout_s", "SQLiteJobBackend", maximum=_MAX_BUSY_S
+        )
         self.path = Path(text)
-        self._clock = clock or time.time
-        self._retention_s = float(retention_s)
+        self._clock = clock_or_current(clock, "SQLiteJobBackend")
+        self._retention_s = retention
         self._synchronous = synchronous.upper()
-        self._busy_timeout_s = float(busy_timeout_s)
+        self._busy_timeout_s = busy
         self._local = threading.local()
         self._all: list[sqlite3.Connection] = []
         self._all_lock = threading.Lock()

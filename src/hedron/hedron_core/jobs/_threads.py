@@ -15,13 +15,16 @@ from typing import Any
 
 from ._context import Task, TaskContext, check_seconds
 from ._finish import record_failure, record_success
+from ._machine import check_number
 from ._protocol import ClaimingJobBackend
-from ._stepping import _check_tasks
+from ._stepping import _check_runner_backend, _check_tasks
 from ._types import JobStatus
 
 __all__ = ["ThreadPoolRunner"]
 
 log = logging.getLogger("hedron.jobs")
+
+_MAX_S = 1e9  # about 31.7 years; longer timeouts overflow the threads' waits
 
 
 class _RunnerStopping(BaseException):
@@ -104,22 +107,24 @@ class ThreadPoolRunner:
         check_interval_s: float = 0.05,
         autostart: bool = True,
     ) -> None:
+        _check_runner_backend(backend, "ThreadPoolRunner")
         _check_tasks(tasks, "ThreadPoolRunner")
         if isinstance(max_workers, bool) or not isinstance(max_workers, int) or max_workers < 1:
             raise ValueError("ThreadPoolRunner: max_workers must be an int >= 1")
-        for name, value in (
-            ("lease_s", lease_s),
-            ("poll_interval_s", poll_interval_s),
-            ("check_interval_s", check_interval_s),
-        ):
-            if isinstance(value, bool) or not isinstance(value, int | float) or value <= 0:
-                raise ValueError(f"ThreadPoolRunner: {name} must be a number > 0")
+        seconds = {
+            name: check_number(value, name, "ThreadPoolRunner", positive=True, maximum=_MAX_S)
+            for name, value in (
+                ("lease_s", lease_s),
+                ("poll_interval_s", poll_interval_s),
+                ("check_interval_s", check_interval_s),
+            )
+        }
         self.backend = backend
         self.tasks = dict(tasks)
         self.max_workers = max_workers
-        self.lease_s = float(lease_s)
-        self.poll_interval_s = float(poll_interval_s)
-        self.check_interval_s = float(check_interval_s)
+        self.lease_s = seconds["lease_s"]
+        self.poll_interval_s = seconds["poll_interval_s"]
+        self.check_interval_s = seconds["check_interval_s"]
         self.worker = f"{os.getpid()}-{secrets.token_hex(4)}"
         self.stopping = False
         self._wake = threading.Event()

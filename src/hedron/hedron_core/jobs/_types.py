@@ -47,11 +47,28 @@ TERMINAL_STATES: frozenset[JobState] = frozenset(
 """The terminal states: once a job reaches one of them it never changes state again."""
 
 
+_MAX_STEPS = 2**63 - 1  # SQLite's (and most databases') largest integer
+
+
 def _require_text(value: object, name: str, owner: str) -> str:
     if not isinstance(value, str):
         raise TypeError(f"{owner}: {name} must be a str, got {type(value).__name__}")
     if not value.strip():
         raise ValueError(f"{owner}: {name} must be a non-empty string")
+    return check_encodable(value, name, owner)
+
+
+def check_encodable(value: str, name: str, owner: str) -> str:
+    """Return ``value`` if it can be stored and served as UTF-8 (no lone surrogate)."""
+    if not value.isascii():
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise ValueError(
+                f"{owner}: {name} holds a lone surrogate at index {exc.start}, which cannot be "
+                "stored or sent as UTF-8; decode bytes with errors='replace' (or "
+                "'backslashreplace') first"
+            ) from None
     return value
 
 
@@ -115,10 +132,15 @@ class JobProgress:
                 raise TypeError(f"progress: {name} must be an int, got {type(value).__name__}")
         if self.n < 1:
             raise ValueError(f"progress: n must be >= 1, got {self.n}")
+        if self.n > _MAX_STEPS:
+            raise ValueError(
+                f"progress: n must be at most 2**63 - 1 (what databases store), got {self.n}"
+            )
         if not 0 <= self.k <= self.n:
             raise ValueError(f"progress: k must be between 0 and n={self.n}, got {self.k}")
         if not isinstance(self.message, str):
             raise TypeError(f"progress: message must be a str, got {type(self.message).__name__}")
+        check_encodable(self.message, "message", "progress")
 
     @property
     def fraction(self) -> float:
@@ -213,8 +235,19 @@ class JobStatus:
 
 
 def dump_json(value: object, name: str, owner: str) -> str:
-    """Serialise ``value`` to JSON or raise a ``TypeError`` naming the parameter."""
+    """Serialise ``value`` to JSON or raise a ``TypeError``/``ValueError`` naming the parameter.
+
+    Refused: what JSON cannot hold (``TypeError``), NaN and infinities (``TypeError``), text
+    with a lone surrogate and values nested too deeply to serialise (``ValueError``).
+    """
     try:
-        return json.dumps(value, separators=(",", ":"), allow_nan=False, sort_keys=True)
+        text = json.dumps(value, separators=(",", ":"), allow_nan=False, sort_keys=True)
+    except RecursionError:
+        raise ValueError(
+            f"{owner}: {name} is nested too deeply to store as JSON; flatten it"
+        ) from None
     except (TypeError, ValueError) as exc:
         raise TypeError(f"{owner}: {name} must be JSON-serialisable ({exc})") from None
+    if "\\ud" in text:  # a surrogate escape: part of a pair (an emoji), or lone?
+        check_encodable(json.dumps(value, ensure_ascii=False), name, owner)
+    return text

@@ -54,13 +54,19 @@ def job_result_view(status: JobStatus) -> Component:
     return Code(json.dumps(status.result, indent=2, sort_keys=True, ensure_ascii=False))
 
 
+def _shown(text: str | None, fallback: str) -> str:
+    """``text``, or ``fallback`` when it is missing or blank (spaces, newlines, NBSP, ...)."""
+    return text if text and not text.isspace() else fallback
+
+
 def job_status_view(
     status: JobStatus, *, result_view: Callable[[JobStatus], Component] | None = None
 ) -> Component:
     """A job's status as components: a ``Status`` line, plus progress / error / result.
 
-    - RUNNING with progress: a ``ProgressBar`` (k of n, labelled with the progress message).
-    - FAILED: an error ``Alert`` with the job's error text.
+    - RUNNING with progress: a ``ProgressBar`` (k of n, labelled with the progress message,
+      or "Progress" when it is blank).
+    - FAILED: an error ``Alert`` with the job's error text ("The job failed." when blank).
     - SUCCEEDED: ``result_view(status)`` when given.
 
     Args:
@@ -78,9 +84,9 @@ def job_status_view(
     parts: list[Component] = [Status(message, tone=tone)]
     if status.state is JobState.RUNNING and status.progress is not None:
         prog = status.progress
-        parts.append(ProgressBar(prog.k, max=prog.n, label=prog.message or "Progress"))
+        parts.append(ProgressBar(prog.k, max=prog.n, label=_shown(prog.message, "Progress")))
     elif status.state is JobState.FAILED:
-        parts.append(Alert(status.error or "The job failed.", tone="error", title="Error"))
+        parts.append(Alert(_shown(status.error, "The job failed."), tone="error", title="Error"))
     elif status.state is JobState.SUCCEEDED and result_view is not None:
         parts.append(result_view(status))
     return Stack(*parts, gap="sm")

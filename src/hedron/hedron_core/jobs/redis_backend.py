@@ -13,15 +13,16 @@ from __future__ import annotations
 import hashlib
 import json
 import math
-import time
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from . import _redis_scripts as lua
+from ._clock import clock_or_current
 from ._machine import (
     IdempotencyConflictError,
     IllegalTransitionError,
     JobNotFoundError,
+    check_number,
     coerce_state,
     make_progress,
     new_job_id,
@@ -29,7 +30,7 @@ from ._machine import (
     validate_scope,
     validate_submit,
 )
-from ._types import JobProgress, JobScope, JobState, JobStatus, dump_json
+from ._types import JobProgress, JobScope, JobState, JobStatus, check_encodable, dump_json
 
 if TYPE_CHECKING:
     import redis
@@ -38,6 +39,7 @@ __all__ = ["DEFAULT_PREFIX", "RedisJobBackend", "RedisUnavailableError"]
 
 DEFAULT_PREFIX = "hedron:jobs:"
 DEFAULT_RETENTION_S = 7 * 24 * 3600.0
+_MAX_RETENTION_S = 1e9  # about 31.7 years; Redis refuses a TTL past its 64-bit milliseconds
 _CLEANUP_BATCH = 500
 
 
@@ -71,7 +73,8 @@ class RedisJobBackend:
         client: A ``redis.Redis`` client, or a ``redis://`` / ``rediss://`` / ``unix://`` URL.
         prefix: Prefix of every key (give each application/environment its own).
         retention_s: How long terminal jobs are kept (0 keeps them until ``cleanup_expired``).
-        clock: Returns "now" in seconds (default ``time.time``).
+        clock: Returns "now" in seconds (default: the current clock,
+            :func:`~hedron_core.jobs.use_clock`, ``time.time`` unless set).
         check: Ping Redis now, so an unreachable server fails at start-up, not later.
         owns_client: Whether :meth:`close` closes the client (default: only when built from
             a URL here).
@@ -99,10 +102,16 @@ class RedisJobBackend:
     ) -> None:
         if not isinstance(prefix, str) or not prefix:
             raise ValueError(f"RedisJobBackend: prefix must be a non-empty str, got {prefix!r}")
-        if isinstance(retention_s, bool) or not isinstance(retention_s, int | float):
-            raise TypeError("RedisJobBackend: retention_s must be a number")
-        if retention_s < 0:
-            raise ValueError("RedisJobBackend: retention_s must be >= 0")
+        check_encodable(prefix, "prefix", "RedisJobBackend")
+        if retention_s == math.inf:
+            raise ValueError(
+                "RedisJobBackend: retention_s must be a finite number; write 0 to keep "
+                "finished jobs until cleanup_expired() removes them"
+            )
+        retention = check_number(
+            retention_s, "retention_s", "RedisJobBackend", maximum=_MAX_RETENTION_S
+        )
+        clock_now = clock_or_current(clock, "RedisJobBackend")  # checked before connecting
         self._owns_client = isinstance(client, str) if owns_client is None else owns_client
         conn: Any = _client_from_url(client) if isinstance(client, str) else client
         if not hasattr(conn, "register_script"):
@@ -112,8 +121,8 @@ class RedisJobBackend:
             )
         self._r: Any = conn
         self.prefix = prefix
-        self.retention_s = float(retention_s)
-        self._clock = clock or time.time
+        self.retention_s = retention
+        self._clock = clock_now
         self._where = _redacted(conn)
         self._scripts = {
             name: self._r.register_script(getattr(lua, name))
@@ -161,7 +170,13 @@ class RedisJobBackend:
         return f"{self.prefix}job:{job_id}"
 
     def _idem_key(self, subject: str, tenant: str, key: str) -> str:
-        digest = hashlib.sha256("\x00".join((subject, tenant, key)).encode()).hexdigest()
+        parts = (subject, tenant, key)
+        # Joined with NUL, ("a\0b", "c") and ("a", "b\0c") would share a key. JSON text (which
+        # escapes NUL) tells every triple apart and never equals a NUL-joined text of NUL-free
+        # parts (that holds exactly two NULs), so the keys stored for those keep working.
+        nul = any("\x00" in part for part in parts)
+        text = json.dumps(parts) if nul else "\x00".join(parts)
+        digest = hashlib.sha256(text.encode()).hexdigest()
         return f"{self.prefix}idem:{digest}"
 
     def ping(self) -> None:
@@ -405,7 +420,13 @@ def _client_from_url(url: str) -> Any:
         import redis
     except ImportError as exc:  # pragma: no cover - depends on the environment
         raise RuntimeError("RedisJobBackend needs redis-py: pip install 'hedron[redis]'") from exc
-    return redis.Redis.from_url(url, socket_connect_timeout=2.0, socket_timeout=5.0)
+    try:
+        return redis.Redis.from_url(url, socket_connect_timeout=2.0, socket_timeout=5.0)
+    except (ValueError, TypeError) as exc:  # the URL itself is not echoed: it may hold a password
+        raise ValueError(
+            "RedisJobBackend: client must be a redis.Redis or a redis://, rediss:// or unix:// "
+            f"URL ({exc})"
+        ) from None
 
 
 def _text(value: Any) -> str:

@@ -1,0 +1,305 @@
+// The code editor of the "Try it" widget: CodeMirror 6, self-hosted under _tryit/codemirror/
+// (built by scripts/site/editor_assets.py from pinned npm packages). Nothing imports this
+// module before the reader clicks Edit; importing it loads CodeMirror and editor.css.
+//
+//   const editor = openEditor(container, { files: [{ name, text, editable }], onChange });
+//   editor.getFiles() / setFiles(files) / show(name) / markLine(name, line, message)
+//   editor.clearMarks() / focus() / destroy()
+//
+// One tab per file, the editable ones first; the others are read-only (still focusable, so
+// they can be read and copied with the keyboard). Colours are the site's own code colours
+// (CSS variables of the theme), so the editor follows the light and dark palettes.
+
+import { EditorState, StateEffect, StateField } from "../../_tryit/codemirror/codemirror-state.js";
+import {
+  Decoration,
+  EditorView,
+  WidgetType,
+  drawSelection,
+  highlightActiveLine,
+  highlightActiveLineGutter,
+  highlightSpecialChars,
+  keymap,
+  lineNumbers,
+} from "../../_tryit/codemirror/codemirror-view.js";
+import {
+  bracketMatching,
+  indentOnInput,
+  indentUnit,
+  syntaxHighlighting,
+} from "../../_tryit/codemirror/codemirror-language.js";
+import { defaultKeymap, history, historyKeymap, indentWithTab } from "../../_tryit/codemirror/codemirror-commands.js";
+import { python } from "../../_tryit/codemirror/codemirror-lang-python.js";
+import { tagHighlighter, tags } from "../../_tryit/codemirror/lezer-highlight.js";
+
+const STYLESHEET = new URL("editor.css", import.meta.url).href;
+
+// Python's tokens in the categories the site's highlighted code blocks use (editor.css gives
+// each the theme's colour for that category).
+const highlighter = tagHighlighter([
+  { tag: [tags.keyword, tags.meta], class: "tok-keyword" },
+  { tag: [tags.operator, tags.operatorKeyword], class: "tok-operator" },
+  { tag: tags.punctuation, class: "tok-punctuation" },
+  { tag: [tags.string, tags.special(tags.string)], class: "tok-string" },
+  { tag: tags.escape, class: "tok-special" },
+  { tag: tags.number, class: "tok-number" },
+  { tag: [tags.bool, tags.null], class: "tok-constant" },
+  { tag: tags.comment, class: "tok-comment" },
+  {
+    tag: [
+      tags.function(tags.variableName),
+      tags.function(tags.propertyName),
+      tags.function(tags.definition(tags.variableName)),
+      tags.definition(tags.className),
+      tags.className,
+      tags.namespace,
+    ],
+    class: "tok-function",
+  },
+]);
+
+let sheetLoaded = null;
+// The stylesheet is added on the first open (and again if a page change dropped it).
+function ensureStylesheet() {
+  if (!document.head.querySelector("link[data-tryit-editor]")) {
+    const link = document.createElement("link");
+    link.rel = "stylesheet";
+    link.href = STYLESHEET;
+    link.dataset.tryitEditor = "";
+    sheetLoaded = new Promise((resolve) => (link.onload = link.onerror = resolve));
+    document.head.append(link);
+  }
+  return sheetLoaded;
+}
+await ensureStylesheet(); // the first editor never shows unstyled
+
+// Marked lines (an error's line, with its message below it), one set per file.
+const addMark = StateEffect.define();
+const clearAll = StateEffect.define();
+
+class MessageWidget extends WidgetType {
+  constructor(message) {
+    super();
+    this.message = message;
+  }
+  eq(other) {
+    return other.message === this.message;
+  }
+  toDOM() {
+    const node = document.createElement("div");
+    node.className = "tryit-editor__message";
+    node.textContent = this.message;
+    return node;
+  }
+}
+
+const marks = StateField.define({
+  create: () => Decoration.none,
+  update(value, tr) {
+    value = value.map(tr.changes);
+    for (const effect of tr.effects) {
+      if (effect.is(clearAll)) value = Decoration.none;
+      if (effect.is(addMark)) {
+        const line = tr.state.doc.line(effect.value.line);
+        const ranges = [Decoration.line({ class: "tryit-editor__marked" }).range(line.from)];
+        if (effect.value.message) {
+          const widget = new MessageWidget(effect.value.message);
+          ranges.push(Decoration.widget({ widget, block: true, side: 1 }).range(line.to));
+        }
+        value = value.update({ add: ranges, sort: true });
+      }
+    }
+    return value;
+  },
+  provide: (field) => EditorView.decorations.from(field),
+});
+
+function checkFiles(files) {
+  if (!Array.isArray(files) || files.length === 0) {
+    throw new TypeError("files must be a non-empty array of {name, text, editable}");
+  }
+  const seen = new Set();
+  files.forEach((file, i) => {
+    if (!file || typeof file.name !== "string" || !file.name) {
+      throw new TypeError(`files[${i}].name must be a non-empty string`);
+    }
+    if (typeof file.text !== "string") throw new TypeError(`files[${i}].text must be a string`);
+    if (seen.has(file.name)) throw new TypeError(`files[${i}].name ${JSON.stringify(file.name)} is repeated`);
+    seen.add(file.name);
+  });
+  // the editable files first, in their order, then the read-only ones
+  return [...files.filter((f) => f.editable), ...files.filter((f) => !f.editable)].map((f) => ({
+    name: f.name,
+    text: f.text,
+    editable: Boolean(f.editable),
+  }));
+}
+
+let nextId = 1;
+
+export function openEditor(container, { files, onChange = null } = {}) {
+  if (!(container instanceof Element)) throw new TypeError("container must be a DOM element");
+  if (onChange !== null && typeof onChange !== "function") {
+    throw new TypeError("onChange must be a function (or null)");
+  }
+  ensureStylesheet();
+  const id = `tryit-editor-${nextId++}`;
+  const root = document.createElement("div");
+  root.className = "tryit-editor";
+  const tablist = document.createElement("div");
+  tablist.className = "tryit-editor__tabs";
+  tablist.setAttribute("role", "tablist");
+  tablist.setAttribute("aria-label", "Files");
+  const panel = document.createElement("div");
+  panel.className = "tryit-editor__panel";
+  panel.id = `${id}-panel`;
+  panel.setAttribute("role", "tabpanel");
+  const hint = document.createElement("p");
+  hint.className = "tryit-editor__hint";
+  hint.id = `${id}-hint`;
+  root.append(tablist, panel, hint);
+  container.append(root);
+
+  let entries = []; // [{ name, editable, state, tab }]
+  let current = null;
+  const view = new EditorView({ parent: panel });
+
+  const stateFor = (file) =>
+    EditorState.create({
+      doc: file.text,
+      extensions: [
+        lineNumbers(),
+        highlightActiveLineGutter(),
+        highlightSpecialChars(),
+        history(),
+        drawSelection(),
+        indentOnInput(),
+        bracketMatching(),
+        highlightActiveLine(),
+        python(),
+        syntaxHighlighting(highlighter),
+        indentUnit.of("    "),
+        // Tab indents (Shift-Tab dedents); Escape then Tab moves focus on (CodeMirror's rule).
+        keymap.of([...defaultKeymap, ...historyKeymap, indentWithTab]),
+        EditorState.readOnly.of(!file.editable),
+        EditorView.contentAttributes.of({
+          "aria-label": `${file.name} (Python${file.editable ? "" : ", read-only"})`,
+          "aria-describedby": hint.id,
+        }),
+        marks,
+        EditorView.updateListener.of((update) => {
+          if (update.docChanged && onChange) onChange({ name: file.name, text: update.state.doc.toString() });
+        }),
+      ],
+    });
+
+  const entry = (name) => {
+    const found = entries.find((e) => e.name === name);
+    if (!found) throw new RangeError(`file: no file named ${JSON.stringify(name)}`);
+    return found;
+  };
+
+  const select = (target, { focusTab = false } = {}) => {
+    if (current === target) return;
+    if (current) current.state = view.state;
+    current = target;
+    view.setState(target.state);
+    for (const e of entries) {
+      const selected = e === target;
+      e.tab.setAttribute("aria-selected", String(selected));
+      e.tab.tabIndex = selected ? 0 : -1;
+    }
+    panel.setAttribute("aria-labelledby", target.tab.id);
+    hint.textContent = target.editable
+      ? "Tab indents, Shift+Tab dedents. To leave the editor, press Esc, then Tab."
+      : `${target.name} is read-only.`;
+    if (focusTab) target.tab.focus();
+  };
+
+  const build = (files) => {
+    if (current) current.state = view.state;
+    current = null;
+    entries = files.map((file, i) => {
+      const tab = document.createElement("button");
+      tab.type = "button";
+      tab.className = "tryit-editor__tab";
+      tab.id = `${id}-tab-${i}`;
+      tab.setAttribute("role", "tab");
+      tab.setAttribute("aria-controls", panel.id);
+      tab.textContent = file.name;
+      if (!file.editable) {
+        const note = document.createElement("span");
+        note.className = "tryit-editor__readonly";
+        note.textContent = " (read-only)";
+        tab.append(note);
+      }
+      return { name: file.name, editable: file.editable, state: stateFor(file), tab };
+    });
+    tablist.replaceChildren(...entries.map((e) => e.tab));
+    select(entries[0]);
+  };
+
+  tablist.addEventListener("click", (event) => {
+    const tab = event.target.closest("[role=tab]");
+    const target = tab && entries.find((e) => e.tab === tab);
+    if (target) select(target);
+  });
+  // The tab list is one Tab stop; the arrow keys, Home and End move between the files.
+  tablist.addEventListener("keydown", (event) => {
+    const index = entries.indexOf(current);
+    const moves = { ArrowRight: index + 1, ArrowLeft: index - 1, Home: 0, End: entries.length - 1 };
+    if (!(event.key in moves)) return;
+    event.preventDefault();
+    const next = (moves[event.key] + entries.length) % entries.length;
+    select(entries[next], { focusTab: true });
+  });
+
+  build(checkFiles(files));
+
+  const changeOf = (target, spec) => {
+    if (target === current) view.dispatch(spec);
+    else target.state = target.state.update(spec).state;
+  };
+
+  return {
+    root,
+    view,
+    getFiles() {
+      if (current) current.state = view.state;
+      return entries.map((e) => ({ name: e.name, text: e.state.doc.toString(), editable: e.editable }));
+    },
+    setFiles(files) {
+      build(checkFiles(files));
+    },
+    show(name) {
+      select(entry(name));
+    },
+    current() {
+      return current.name;
+    },
+    markLine(name, line, message = "") {
+      const target = entry(name);
+      if (target === current) target.state = view.state;
+      const lines = target.state.doc.lines;
+      if (!Number.isInteger(line) || line < 1 || line > lines) {
+        throw new RangeError(`line must be an integer from 1 to ${lines}, got ${line}`);
+      }
+      if (typeof message !== "string") throw new TypeError("message must be a string");
+      select(target);
+      const pos = view.state.doc.line(line).from;
+      view.dispatch({
+        effects: [addMark.of({ line, message }), EditorView.scrollIntoView(pos, { y: "center" })],
+      });
+    },
+    clearMarks() {
+      for (const e of entries) changeOf(e, { effects: clearAll.of(null) });
+    },
+    focus() {
+      view.focus();
+    },
+    destroy() {
+      view.destroy();
+      root.remove();
+    },
+  };
+}

@@ -1,0 +1,71 @@
+// The runtime's files kept in the browser's Cache Storage (imported by worker.mjs), so that a
+// later visit downloads almost nothing, whatever cache headers the server sends (many static
+// hosts, and `mkdocs serve`, send none).
+//
+// Every entry is keyed by the sha256 of its bytes, which the build lists in
+// `tryit-files.json` (scripts/site/runtime.py): a file is taken from the cache only when this
+// build lists the same hash, stored only once its bytes are checked against it, and entries
+// this build does not list are deleted once the runtime is ready. So a new build's files
+// replace the old ones and nothing stale is ever used. The saved interpreter (snapshot.mjs)
+// lives in a cache of its own.
+
+const CACHE = "tryit-files";
+
+// Cache Storage, or null where there is none (only secure contexts have it: https, localhost).
+export async function openCache(name) {
+  try {
+    return (await caches.open(name)) || null;
+  } catch {
+    return null;
+  }
+}
+
+const hex = (buffer) => Array.from(new Uint8Array(buffer), (b) => b.toString(16).padStart(2, "0")).join("");
+
+export async function sha256(bytes) {
+  return hex(await crypto.subtle.digest("SHA-256", bytes));
+}
+
+// A URL that names an entry; never fetched.
+const entry = (hash) => new URL(`tryit-files/${hash}`, self.location.href).href;
+
+export class FileCache {
+  // `index`: {file name: sha256} of this build; `cache`: an open Cache, or null (no caching).
+  constructor(cache, index) {
+    this.cache = cache;
+    this.index = index || {};
+  }
+
+  static async open(index) {
+    const usable = index && typeof caches !== "undefined" && !!crypto.subtle;
+    return new FileCache(usable ? await openCache(CACHE) : null, index);
+  }
+
+  // The stored response for `name` of this build, or null.
+  async get(name) {
+    const hash = this.index[name];
+    if (!this.cache || !hash) return null;
+    return (await this.cache.match(entry(hash)).catch(() => null)) || null;
+  }
+
+  // Keep `bytes` as `name` if they are what this build lists under that name (or under
+  // `alias`: a .gz file that a server sent "Content-Encoding: gzip" arrives inflated, i.e. as
+  // the plain file). Returns whether they were kept.
+  async put(name, bytes, type, alias) {
+    if (!this.cache) return false;
+    const hash = await sha256(bytes);
+    if (hash !== this.index[name] && hash !== this.index[alias]) return false;
+    const headers = { "Content-Type": type || "application/octet-stream" };
+    await this.cache.put(entry(hash), new Response(bytes, { headers }));
+    return true;
+  }
+
+  // Delete every entry this build does not list (an older build's files).
+  async prune() {
+    if (!this.cache) return;
+    const keep = new Set(Object.values(this.index).map(entry));
+    for (const request of await this.cache.keys()) {
+      if (!keep.has(request.url)) await this.cache.delete(request);
+    }
+  }
+}
