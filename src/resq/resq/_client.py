@@ -11,6 +11,8 @@ import requests.adapters
 
 from resq import _policy, _validate
 from resq._engines import HttpxEngine, RequestsEngine, check_open
+from resq._errors import PollTimeout
+from resq._gate import DEFAULT_MAX_IN_FLIGHT, NoSlot, check_max_in_flight
 from resq._policy import Attempt, PollOptions
 from resq._poller import AsyncPoller, Poller
 from resq._request import RequestSnapshot, take_snapshot
@@ -40,6 +42,9 @@ class Requests(Generic[R]):
             :class:`resq.transports.ASGIAdapter`) for ``adapter="requests"``, an httpx async
             transport (such as ``httpx.ASGITransport(app)``) for ``adapter="httpx"``. The
             client closes it when it is closed.
+        max_in_flight: the most requests this client sends at once (default 10); the others
+            wait their turn, first come first served, a poll's request no longer than its
+            window. resq sizes the connection pool it builds to match. ``None``: no limit.
         **client_options: engine options: for ``requests`` any of ``headers``, ``cookies``,
             ``auth``, ``params``, ``verify``, ``cert``, ``proxies``, ``stream``, ``trust_env``,
             ``max_redirects``, ``hooks``; for ``httpx`` any ``httpx.AsyncClient`` argument.
@@ -55,13 +60,14 @@ class Requests(Generic[R]):
     def __init__(
         self: Requests[Response], base_url: str, adapter: Literal["requests"] = ...,
         timeout: float | None = ..., *, transport: requests.adapters.BaseAdapter | None = ...,
-        **client_options: Any,
+        max_in_flight: int | None = ..., **client_options: Any,
     ) -> None: ...  # fmt: skip
     @overload
     def __init__(
         self: Requests[Coroutine[Any, Any, AsyncResponse]], base_url: str,
         adapter: Literal["httpx"], timeout: float | None = ...,
-        *, transport: httpx.AsyncBaseTransport | None = ..., **client_options: Any,
+        *, transport: httpx.AsyncBaseTransport | None = ..., max_in_flight: int | None = ...,
+        **client_options: Any,
     ) -> None: ...  # fmt: skip
     def __init__(
         self,
@@ -70,15 +76,17 @@ class Requests(Generic[R]):
         timeout: float | None = None,
         *,
         transport: Any = None,
+        max_in_flight: int | None = DEFAULT_MAX_IN_FLIGHT,
         **client_options: Any,
     ) -> None:
-        self._init(base_url, adapter, timeout, transport, client_options)
+        self._init(base_url, adapter, timeout, transport, client_options, max_in_flight)
 
     def _init(
         self, base_url: str, adapter: str, timeout: float | None, transport: Any,
-        client_options: dict[str, Any],
+        client_options: dict[str, Any], max_in_flight: Any = DEFAULT_MAX_IN_FLIGHT,
     ) -> None:  # fmt: skip
         where = f"{type(self).__name__}()"
+        gate_size = check_max_in_flight(where, max_in_flight)
         self._base_url = check_base_url(base_url, where=where)
         if adapter not in _ADAPTERS:
             raise ValueError(f"{where}: adapter must be 'requests' or 'httpx', got {adapter!r}")
@@ -92,7 +100,8 @@ class Requests(Generic[R]):
                 )
             self._engine = RequestsEngine(
                 persistent=self._persistent, net_timeout=net_timeout,
-                options=client_options, transport=transport, where=where,
+                options=client_options, transport=transport, max_in_flight=gate_size,
+                where=where,
             )  # fmt: skip
         else:
             if transport is not None and not isinstance(transport, httpx.AsyncBaseTransport):
@@ -101,10 +110,12 @@ class Requests(Generic[R]):
                     f"(httpx.AsyncBaseTransport), got {type(transport).__name__}"
                 )
             self._engine = HttpxEngine(
-                net_timeout=net_timeout, options=client_options, transport=transport
-            )
+                net_timeout=net_timeout, options=client_options, transport=transport,
+                max_in_flight=gate_size,
+            )  # fmt: skip
         self._adapter = adapter
         self._timeout = net_timeout
+        self._max_in_flight = gate_size
 
     # -- properties ---------------------------------------------------------------------------
     @property
@@ -122,6 +133,11 @@ class Requests(Generic[R]):
         """The network timeout of each request in seconds (``None``: none); not the polling
         window, which is the verbs' ``timeout``."""
         return self._timeout
+
+    @property
+    def max_in_flight(self) -> int | None:
+        """The most requests this client has in flight at once (``None``: no limit)."""
+        return self._max_in_flight
 
     @property
     def is_async(self) -> bool:
@@ -259,7 +275,11 @@ class Requests(Generic[R]):
             result: Any = self._arequest(self._engine, snap, options, clk)
             return result  # type: ignore[no-any-return]
         start = clk.now()
-        response = Response(self._engine, snap, self._engine.send(snap))
+        try:
+            sent = self._engine.send(snap, options.timeout)
+        except NoSlot:
+            raise _nothing_sent(snap, options) from None
+        response = Response(self._engine, snap, sent)
         if options.timeout is None:
             return response  # type: ignore[return-value]
         poller: Poller = Poller._create(where, response, options, clk, start)
@@ -269,7 +289,11 @@ class Requests(Generic[R]):
         self, engine: HttpxEngine, snap: RequestSnapshot, options: PollOptions, clock: Clock
     ) -> AsyncResponse:
         start = clock.now()
-        response = AsyncResponse(engine, snap, await engine.send(snap))
+        try:
+            sent = await engine.send(snap, options.timeout)
+        except NoSlot:
+            raise _nothing_sent(snap, options) from None
+        response = AsyncResponse(engine, snap, sent)
         if options.timeout is None:
             return response
         poller: AsyncPoller = AsyncPoller._create(
@@ -340,6 +364,17 @@ class Requests(Generic[R]):
         return self.request("OPTIONS", path, timeout=timeout, delay=delay, **kwargs)
 
 
+def _nothing_sent(snap: RequestSnapshot, options: PollOptions) -> PollTimeout:
+    """The window ended before the verb's first request got a slot: there is no response."""
+    assert options.timeout is not None  # only a window bounds the wait for a slot
+    return PollTimeout(
+        f"{snap.method.lower()}(): the window of {options.timeout:g}s ended before a request "
+        f"slot came free (max_in_flight requests of this client were in flight); nothing was "
+        f"sent to {snap.url}",
+        response=None, attempts=0,
+    )  # fmt: skip
+
+
 class Session(Requests[R]):
     """Like :class:`Requests`, but ``adapter="requests"`` keeps one ``requests.Session``
     (persistent connections and cookie jar) until the client is closed.
@@ -358,13 +393,14 @@ class Session(Requests[R]):
     def __init__(
         self: Session[Response], base_url: str, adapter: Literal["requests"] = ...,
         timeout: float | None = ..., *, transport: requests.adapters.BaseAdapter | None = ...,
-        **client_options: Any,
+        max_in_flight: int | None = ..., **client_options: Any,
     ) -> None: ...  # fmt: skip
     @overload
     def __init__(
         self: Session[Coroutine[Any, Any, AsyncResponse]], base_url: str,
         adapter: Literal["httpx"], timeout: float | None = ...,
-        *, transport: httpx.AsyncBaseTransport | None = ..., **client_options: Any,
+        *, transport: httpx.AsyncBaseTransport | None = ..., max_in_flight: int | None = ...,
+        **client_options: Any,
     ) -> None: ...  # fmt: skip
     def __init__(
         self,
@@ -373,6 +409,7 @@ class Session(Requests[R]):
         timeout: float | None = None,
         *,
         transport: Any = None,
+        max_in_flight: int | None = DEFAULT_MAX_IN_FLIGHT,
         **client_options: Any,
     ) -> None:
-        self._init(base_url, adapter, timeout, transport, client_options)
+        self._init(base_url, adapter, timeout, transport, client_options, max_in_flight)

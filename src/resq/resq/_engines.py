@@ -4,6 +4,8 @@ An engine sends a :class:`~resq._request.RequestSnapshot` and knows how to read 
 responses' status (``ok`` mirrors the engine's ``raise_for_status``). ``RequestsEngine`` is
 sync (a fresh ``requests.Session`` per request, or one persistent session for ``Session``);
 ``HttpxEngine`` is async (one ``httpx.AsyncClient``). Neither ever reopens after ``close``.
+Each lets at most ``max_in_flight`` requests through at once (see :mod:`resq._gate`) and sizes
+the connection pool it builds to match.
 """
 
 from __future__ import annotations
@@ -15,6 +17,7 @@ import requests
 import requests.adapters
 
 from resq._errors import ClientClosedError
+from resq._gate import AsyncGate, NoSlot, ThreadGate
 from resq._redirects import follow_like_requests
 from resq._request import RequestSnapshot
 
@@ -74,6 +77,7 @@ class RequestsEngine:
         net_timeout: float | None,
         options: dict[str, Any],
         transport: requests.adapters.BaseAdapter | None,
+        max_in_flight: int | None = None,
         where: str = "Requests()",
     ) -> None:
         unknown = sorted(set(options) - _REQUESTS_OPTIONS)
@@ -87,6 +91,12 @@ class RequestsEngine:
         self._options = options
         self._transport = transport
         self._session = self._new_session() if persistent else None
+        self._gate = None if max_in_flight is None else ThreadGate(max_in_flight)
+        if self._session is not None and transport is None and max_in_flight is not None:
+            # requests keeps 10 connections per host; an 11th thread's would be thrown away.
+            pooled = requests.adapters.HTTPAdapter(pool_maxsize=max_in_flight)
+            self._session.mount("http://", pooled)
+            self._session.mount("https://", pooled)
 
     def _new_session(self) -> requests.Session:
         session = requests.Session()
@@ -108,9 +118,25 @@ class RequestsEngine:
             session.adapters.pop("https://", None)
         session.close()
 
-    def send(self, request: RequestSnapshot) -> requests.Response:
-        """Send one request and return the engine response (body read unless stream=True)."""
+    def send(self, request: RequestSnapshot, within: float | None = None) -> requests.Response:
+        """Send one request and return the engine response (body read unless stream=True).
+
+        ``within``: the seconds left in the poll's window; if no slot frees up in that time,
+        raise :class:`~resq._gate.NoSlot` without sending (``None``: wait as long as it takes).
+        """
         check_open(self, "request")
+        gate = self._gate
+        if gate is None:
+            return self._send(request)
+        if not gate.acquire(within):
+            raise NoSlot
+        try:
+            check_open(self, "request")  # it may have been closed while we waited
+            return self._send(request)
+        finally:
+            gate.release()
+
+    def _send(self, request: RequestSnapshot) -> requests.Response:
         kwargs = request.replay_kwargs()
         if self._session is not None:
             return self._session.request(
@@ -154,15 +180,47 @@ class HttpxEngine:
         net_timeout: float | None,
         options: dict[str, Any],
         transport: httpx.AsyncBaseTransport | None,
+        max_in_flight: int | None = None,
     ) -> None:
         self.closed = False
+        if max_in_flight is not None and transport is None and "limits" not in options:
+            # As many pooled connections as requests let through, all kept alive: httpcore
+            # closes an idle connection whenever the pool holds more than the keep-alive count.
+            limits = httpx.Limits(
+                max_connections=max_in_flight, max_keepalive_connections=max_in_flight
+            )
+            options = {**options, "limits": limits}
         self._client = httpx.AsyncClient(
             timeout=net_timeout, transport=transport, **follow_like_requests(options)
         )
+        self._gate = None if max_in_flight is None else AsyncGate(max_in_flight)
 
-    async def send(self, request: RequestSnapshot) -> httpx.Response:
-        """Send one request and return the engine response (body read)."""
+    async def send(self, request: RequestSnapshot, within: float | None = None) -> httpx.Response:
+        """Send one request and return the engine response (body read).
+
+        ``within``: the seconds left in the poll's window; if no slot frees up in that time,
+        raise :class:`~resq._gate.NoSlot` without sending. ``None`` (no window) waits up to the
+        client's pool timeout, then raises ``httpx.PoolTimeout`` as the pool itself would.
+        """
         check_open(self, "request")
+        gate = self._gate
+        if gate is None:
+            return await self._send(request)
+        pool_wait = self._client.timeout.pool if within is None else within
+        if not await gate.acquire(pool_wait):
+            if within is None:
+                raise httpx.PoolTimeout(
+                    f"no request slot came free within the pool timeout ({pool_wait:g}s): "
+                    f"max_in_flight={gate.limit} requests of this client were in flight"
+                )
+            raise NoSlot
+        try:
+            check_open(self, "request")  # it may have been closed while we waited
+            return await self._send(request)
+        finally:
+            gate.release()
+
+    async def _send(self, request: RequestSnapshot) -> httpx.Response:
         return await self._client.request(request.method, request.url, **request.replay_kwargs())
 
     def ok(self, response: Any) -> bool:

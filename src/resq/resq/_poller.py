@@ -6,6 +6,7 @@ and reload; ``poll()`` and the client verbs are ``Poller(...).run()`` / ``AsyncP
 
 from __future__ import annotations
 
+import dataclasses
 import random
 import time
 from collections.abc import AsyncIterator, Callable, Coroutine, Iterator
@@ -14,6 +15,7 @@ from typing import Any, Generic, TypeVar, cast, overload
 from resq import _policy, _validate
 from resq._engines import check_open
 from resq._errors import PollTimeout
+from resq._gate import NoSlot
 from resq._policy import Attempt, PollOptions
 from resq._responses import AsyncResponse, BaseResponse, Response
 from resq.clock import Clock, check_clock, current_clock
@@ -139,6 +141,34 @@ class _PollerBase(Generic[W]):
             check_open(self._response._engine, "reload()")
         return self._wait
 
+    def _left(self) -> float | None:
+        """Seconds left in the window (a request waiting for a slot waits no longer)."""
+        deadline = self.deadline
+        return None if deadline is None else deadline - self._clock.now()
+
+    def _expire(self) -> Attempt:
+        """The window ended while the next request waited for a slot: stop without sending
+        it, reporting the last attempt again as the final one."""
+        assert self._last is not None  # a pause (hence a wait for a slot) follows an attempt
+        self._wait = None
+        self._done = True
+        attempt = dataclasses.replace(
+            self._last, elapsed=self._clock.now() - self._start, next_delay=None
+        )
+        self._last = attempt
+        if self._options.on_attempt is not None:
+            self._options.on_attempt(attempt)
+        if self._options.raise_on_timeout:
+            response = self._response
+            raise PollTimeout(
+                f"polling {response.method} {response.url} gave up after {self._count} "
+                f"attempt(s): the window of {self._options.timeout:g}s ended while the next "
+                f"request waited for a free slot (max_in_flight); last status "
+                f"{response.status_code}",
+                response=response, attempts=self._count,
+            )  # fmt: skip
+        return attempt
+
     def _evaluate(self) -> Attempt:
         options, response = self._options, self._response
         self._count += 1
@@ -178,7 +208,9 @@ class Poller(_PollerBase[Response]):
     The first step evaluates the response you pass in (no request); every later step waits
     ``min(delay, remaining)`` with the clock (exactly one ``clock.sleep`` call), reloads the
     response in place and evaluates it. The window starts when the poller is created (or at
-    ``started_at``, a reading of the same clock).
+    ``started_at``, a reading of the same clock). A reload that must wait for a free slot (the
+    client's ``max_in_flight``) waits at most for what is left of the window; if the window
+    ends first, nothing is sent and the step reports the last attempt again, as the final one.
 
     Args:
         response: a :class:`~resq.http.Response` from a sync client.
@@ -215,7 +247,9 @@ class Poller(_PollerBase[Response]):
         if wait is not None:
             try:
                 self._clock.sleep(wait)
-                self._response.reload()
+                self._response._reload(self._left())
+            except NoSlot:
+                return self._expire()
             except BaseException:
                 self._done = True
                 raise
@@ -253,7 +287,9 @@ class AsyncPoller(_PollerBase[AsyncResponse]):
         if wait is not None:
             try:
                 await self._clock.asleep(wait)
-                await self._response.reload()
+                await self._response._reload(self._left())
+            except NoSlot:
+                return self._expire()
             except BaseException:
                 self._done = True
                 raise

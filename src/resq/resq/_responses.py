@@ -152,9 +152,13 @@ class Response(BaseResponse[requests.Response]):
             ValueError: the request had a one-shot body (file, generator) that cannot be resent.
             requests.RequestException: a transport error; the wrapper keeps its previous response.
         """
+        return self._reload(None)
+
+    def _reload(self, within: float | None) -> Response:
+        """``reload()`` for a poller: ``within`` is the window left (``RequestsEngine.send``)."""
         check_open(self._engine, "reload()")
         self._request.require_replayable("reload()")
-        fresh = self._engine.send(self._request)
+        fresh = self._engine.send(self._request, within)
         old, self._underlying = self._underlying, fresh
         old.close()
         return self
@@ -183,9 +187,13 @@ class AsyncResponse(BaseResponse[httpx.Response]):
             ValueError: the request had a one-shot body (generator) that cannot be resent.
             httpx.TransportError: a transport error; the wrapper keeps its previous response.
         """
+        return await self._reload(None)
+
+    async def _reload(self, within: float | None) -> AsyncResponse:
+        """``reload()`` for a poller: ``within`` is the window left (see ``HttpxEngine.send``)."""
         check_open(self._engine, "reload()")
         self._request.require_replayable("reload()")
-        fresh = await self._engine.send(self._request)
+        fresh = await self._engine.send(self._request, within)
         old, self._underlying = self._underlying, fresh
         await old.aclose()
         return self
