@@ -39,7 +39,7 @@ HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
 sys.path[:0] = [str(HERE), str(ROOT / "scripts" / "site")]
 
-from examples_htmx_driver import drive  # noqa: E402
+from examples_browser_driver import drive  # noqa: E402
 from tryit._record import seen  # noqa: E402
 
 START_TIMEOUT_S = 30.0

@@ -15,13 +15,18 @@ import difflib
 
 import pytest
 from replay._loop import BrowserLoop
-from replay.runs import real_transcripts
+from replay.runs import real_transcripts, replay_bound
 from tryit import load_recipe, recipe_names
 from tryit._record import Recorder
 
-pytestmark = [pytest.mark.browser, pytest.mark.slow]
-
 NAMES = recipe_names()  # every recipe folder, new ones included
+
+# the module's fixture runs them all: its bound, not the suite's per-test default
+pytestmark = [
+    pytest.mark.browser,
+    pytest.mark.slow,
+    pytest.mark.timeout(replay_bound([load_recipe(n) for n in NAMES]) + 60),
+]
 
 
 @pytest.fixture(scope="module")

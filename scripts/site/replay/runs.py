@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from static_server import StaticServer
-from tryit import load_recipe, run_to_end
+from tryit import Recipe, load_recipe, run_to_end
 from tryit._record import Recorder
 
 from replay._loop import BrowserLoop
@@ -46,12 +46,20 @@ def demo_transcripts(names: list[str], loop: BrowserLoop | None = None) -> dict[
     return {n: out[n] for n in names}
 
 
+def replay_bound(recipes: list[Recipe]) -> float:
+    """How long :func:`real_transcripts` may take, in seconds: each run is bounded by its
+    window; the clients run side by side, the pages in turn (``replay.real.replay_all``)."""
+    clients = [r.demo.window for r in recipes if r.driver != "page"]
+    pages = [r.demo.window for r in recipes if r.driver == "page"]
+    return max([*clients, sum(pages)]) + 60
+
+
 def real_transcripts(
     names: list[str], loop: BrowserLoop | None = None
 ) -> dict[str, Recorder | BaseException]:
     """Each recipe run for real (``replay.real``), all side by side: its recorder."""
     recipes = [load_recipe(n) for n in names]
-    timeout = max(r.demo.window for r in recipes) + 120
+    timeout = replay_bound(recipes)
     with contextlib.ExitStack() as stack:
         browser = loop or stack.enter_context(BrowserLoop())
         return browser.run(replay_all(browser.browser, recipes), timeout=timeout)
