@@ -143,6 +143,7 @@ def cold_on_link(playwright: Any, server: StaticServer, url: str, link: str) -> 
         )
         try:
             page = context.new_page()
+            server.clear_log()
             page.goto(url)
             page.wait_for_load_state("networkidle")
             before = runtime_bytes(server)
