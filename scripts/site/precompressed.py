@@ -7,9 +7,11 @@ answers a request for ``NAME`` from a browser that accepts ``br`` with ``NAME.br
 runtime's download from 10.0 MB (the gzip copies the worker inflates itself) to about 8.4 MB.
 
 The worker (``docs/assets/tryit/worker.mjs``) cannot ask a host what it does, so it looks at
-the first file it fetches, the index ``tryit-files.json``: when that arrives brotli-encoded,
-the host serves this build's ``.br`` copies, and the worker fetches the plain names of the big
-files instead of their ``.gz`` copies. Two of them exist only as ``.br`` (:data:`BR_ONLY`):
+the first file it fetches, the index ``tryit-files.json``, whose ``.br`` copy says
+``"precompressed": true`` (the plain file does not): when the index says so, the host serves
+this build's ``.br`` copies, and the worker fetches the plain names of the big files instead
+of their ``.gz`` copies. (The encoding alone would not tell: many hosts compress JSON on the
+fly but send a wasm file as it is, 9.6 MB instead of the 3.5 MB of its ``.gz`` copy.) Two of them exist only as ``.br`` (:data:`BR_ONLY`):
 the bundle inflated, and the standard library as a *stored* zip (the served
 ``python_stdlib.zip`` deflates each member, which compresses badly a second time).
 """
@@ -64,7 +66,14 @@ def compress_runtime(folder: Path, manifest: dict[str, Any], manifest_path: Path
     return only
 
 
-def compress_json(folder: Path) -> None:
-    """The ``.br`` copies of the lockfile, the manifest and the index (written last: the
-    index's encoding is what tells the worker that the host serves ``.br`` files)."""
-    _brotli(folder, {name: name for name in JSON_FILES})
+def compress_json(folder: Path, index: str) -> None:
+    """The ``.br`` copies of the lockfile, the manifest and the ``index``, written last: the
+    index's copy says ``"precompressed": true``, which tells the worker that the host serves
+    ``.br`` files."""
+    marked = folder / f"{index}.marked"
+    files = json.loads((folder / index).read_text(encoding="utf-8"))
+    marked.write_text(json.dumps({**files, "precompressed": True}), encoding="utf-8")
+    try:
+        _brotli(folder, {name: marked.name if name == index else name for name in JSON_FILES})
+    finally:
+        marked.unlink()

@@ -382,7 +382,7 @@ def write_manifests(folder: Path, info: dict[str, object]) -> None:
     precompressed = load_script("tryit_precompressed", HERE / "precompressed.py")
     br_only = precompressed.compress_runtime(folder, manifest, folder / bundle.MANIFEST)
     write_index(folder, manifest, br_only)
-    precompressed.compress_json(folder)
+    precompressed.compress_json(folder, INDEX_NAME)
 
 
 def build(*, force: bool = False) -> Path:

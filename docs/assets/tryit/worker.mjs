@@ -96,7 +96,7 @@ const PRECOMPRESSED = {
 };
 
 // Whether the host serves this build's brotli copies (scripts/site/precompressed.py): it does
-// when the index came brotli-encoded. Then the big files are fetched under their plain names
+// when the index says so (only its .br copy does). Then the big files are fetched under their plain names
 // (and two that exist only as .br, BROTLI_NAME) and the browser inflates them natively; else
 // the worker takes the .gz copies and inflates them itself.
 let hostBrotli = false;
@@ -197,14 +197,32 @@ async function runtimeFile(name, init, { gzipOnly = false } = {}) {
   return getFile(name, init, type);
 }
 
+// When a runtime file Pyodide asked for has been read to its end (see FIRST below).
+const arrivals = {};
+function arrived(name) {
+  if (!arrivals[name]) {
+    let resolve;
+    const promise = new Promise((done) => (resolve = done));
+    arrivals[name] = { promise, resolve };
+  }
+  return arrivals[name].promise;
+}
+
+function tellWhenRead(name, response) {
+  arrived(name);
+  const whole = new TransformStream({ flush: () => arrivals[name].resolve() });
+  return new Response(response.body.pipeThrough(whole), response);
+}
+
 // Pyodide's own downloads (the wasm, the standard library, the lockfile, wheels) come here. A
 // failed one is said at once: Pyodide itself would only log it and wait (the wasm) or fail
 // later with a less clear error.
 self.fetch = async (input, init) => {
   const url = new URL(input instanceof Request ? input.url : String(input), self.location.href);
   if (!url.href.startsWith(PYODIDE.href) || url.search) return realFetch(input, init);
+  const name = decodeURIComponent(url.pathname.slice(PYODIDE.pathname.length));
   try {
-    return await runtimeFile(decodeURIComponent(url.pathname.slice(PYODIDE.pathname.length)), init);
+    return tellWhenRead(name, await runtimeFile(name, init));
   } catch (error) {
     fail(error);
     throw error;
@@ -229,8 +247,9 @@ async function fetchManifest() {
 async function fetchIndex() {
   const response = await realFetch(new URL("tryit-files.json", PYODIDE), { cache: "no-cache" });
   if (!response.ok) throw new Error(`tryit-files.json: HTTP ${response.status}`);
-  hostBrotli = /^br$/i.test(response.headers.get("content-encoding") || "");
-  return (await response.json()).files;
+  const index = await response.json();
+  hostBrotli = index.precompressed === true; // only its .br copy says so
+  return index.files;
 }
 
 async function fetchBundle(manifest) {
@@ -291,6 +310,11 @@ async function importModule(name) {
 
 let browser = null;
 let jspi = false;
+
+// The files CPython starts from: the bundle is downloaded once they are in. On a slow link
+// the downloads share it, and the wasm (compiled as it arrives) and the standard library
+// then come first, so Python starts while the bundle downloads instead of after it.
+const FIRST = ["pyodide.asm.wasm", "python_stdlib.zip"];
 
 // Start the interpreter: afresh, or from a snapshot ({bytes, meta}) when given one. With the
 // bundle, its shared libraries are linked before CPython starts (snapshot.mjs explains why).
@@ -389,7 +413,8 @@ async function boot() {
   const manifest = canUseBundle() ? await fetchManifest().catch(warnNull("no bundle")) : null;
   expectedBytes = (hostBrotli ? manifest?.plain : manifest?.download) || 0;
   if (hostBrotli && manifest?.plain) wireScale = manifest.brotli / manifest.plain;
-  const bundle = manifest ? fetchBundle(manifest) : null; // downloads while Pyodide starts
+  // downloads while Pyodide starts: after the files CPython needs first (FIRST)
+  const bundle = manifest ? Promise.all(FIRST.map(arrived)).then(() => fetchBundle(manifest)) : null;
   const dynlibs = manifest ? compileDynlibs(manifest, bundle) : null;
   bundle?.catch((error) => error instanceof DownloadError && fail(error)); // say it at once
   dynlibs?.catch(() => {});
