@@ -11,9 +11,11 @@ the first file it fetches, the index ``tryit-files.json``, whose ``.br`` copy sa
 ``"precompressed": true`` (the plain file does not): when the index says so, the host serves
 this build's ``.br`` copies, and the worker fetches the plain names of the big files instead
 of their ``.gz`` copies. (The encoding alone would not tell: many hosts compress JSON on the
-fly but send a wasm file as it is, 9.6 MB instead of the 3.5 MB of its ``.gz`` copy.) Two of them exist only as ``.br`` (:data:`BR_ONLY`):
-the bundle inflated, and the standard library as a *stored* zip (the served
-``python_stdlib.zip`` deflates each member, which compresses badly a second time).
+fly but send a wasm file as it is, 9.6 MB instead of the 3.5 MB of its ``.gz`` copy.)
+
+Two files exist only as ``.br`` (:data:`BR_ONLY`): the bundle inflated, and the standard
+library as a *stored* zip (the served ``python_stdlib.zip`` deflates each member, which
+compresses badly a second time).
 """
 
 from __future__ import annotations

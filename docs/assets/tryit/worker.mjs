@@ -96,9 +96,9 @@ const PRECOMPRESSED = {
 };
 
 // Whether the host serves this build's brotli copies (scripts/site/precompressed.py): it does
-// when the index says so (only its .br copy does). Then the big files are fetched under their plain names
-// (and two that exist only as .br, BROTLI_NAME) and the browser inflates them natively; else
-// the worker takes the .gz copies and inflates them itself.
+// when the index says so (only its .br copy does). Then the big files are fetched under their
+// plain names (two exist only as .br, BROTLI_NAME) and the browser inflates them natively;
+// else the worker takes the .gz copies and inflates them itself.
 let hostBrotli = false;
 const BROTLI_NAME = {
   "python_stdlib.zip": "python_stdlib.stored.zip", // a stored zip: compresses far better
@@ -197,32 +197,14 @@ async function runtimeFile(name, init, { gzipOnly = false } = {}) {
   return getFile(name, init, type);
 }
 
-// When a runtime file Pyodide asked for has been read to its end (see FIRST below).
-const arrivals = {};
-function arrived(name) {
-  if (!arrivals[name]) {
-    let resolve;
-    const promise = new Promise((done) => (resolve = done));
-    arrivals[name] = { promise, resolve };
-  }
-  return arrivals[name].promise;
-}
-
-function tellWhenRead(name, response) {
-  arrived(name);
-  const whole = new TransformStream({ flush: () => arrivals[name].resolve() });
-  return new Response(response.body.pipeThrough(whole), response);
-}
-
 // Pyodide's own downloads (the wasm, the standard library, the lockfile, wheels) come here. A
 // failed one is said at once: Pyodide itself would only log it and wait (the wasm) or fail
 // later with a less clear error.
 self.fetch = async (input, init) => {
   const url = new URL(input instanceof Request ? input.url : String(input), self.location.href);
   if (!url.href.startsWith(PYODIDE.href) || url.search) return realFetch(input, init);
-  const name = decodeURIComponent(url.pathname.slice(PYODIDE.pathname.length));
   try {
-    return tellWhenRead(name, await runtimeFile(name, init));
+    return await runtimeFile(decodeURIComponent(url.pathname.slice(PYODIDE.pathname.length)), init);
   } catch (error) {
     fail(error);
     throw error;
@@ -310,11 +292,6 @@ async function importModule(name) {
 
 let browser = null;
 let jspi = false;
-
-// The files CPython starts from: the bundle is downloaded once they are in. On a slow link
-// the downloads share it, and the wasm (compiled as it arrives) and the standard library
-// then come first, so Python starts while the bundle downloads instead of after it.
-const FIRST = ["pyodide.asm.wasm", "python_stdlib.zip"];
 
 // Start the interpreter: afresh, or from a snapshot ({bytes, meta}) when given one. With the
 // bundle, its shared libraries are linked before CPython starts (snapshot.mjs explains why).
@@ -413,8 +390,7 @@ async function boot() {
   const manifest = canUseBundle() ? await fetchManifest().catch(warnNull("no bundle")) : null;
   expectedBytes = (hostBrotli ? manifest?.plain : manifest?.download) || 0;
   if (hostBrotli && manifest?.plain) wireScale = manifest.brotli / manifest.plain;
-  // downloads while Pyodide starts: after the files CPython needs first (FIRST)
-  const bundle = manifest ? Promise.all(FIRST.map(arrived)).then(() => fetchBundle(manifest)) : null;
+  const bundle = manifest ? fetchBundle(manifest) : null; // downloads while Pyodide starts
   const dynlibs = manifest ? compileDynlibs(manifest, bundle) : null;
   bundle?.catch((error) => error instanceof DownloadError && fail(error)); // say it at once
   dynlibs?.catch(() => {});
