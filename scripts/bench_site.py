@@ -7,6 +7,11 @@ Prints, next to the goals of the docs site:
   <= 16 MB). The bytes are what the server sent; the worker takes gzip copies of the big
   runtime files and a bundle of the pure wheels, so what the plain files would have taken is
   printed too;
+- cold click-to-ready on two hosts and two links, side by side in each round: a host that
+  serves files as they are (the worker takes the ``.gz`` copies) and one that serves the
+  build's brotli copies (``precompressed``), each on loopback and on a link emulated by
+  Chromium (``Network.emulateNetworkConditions``: 20 Mbit/s each way, 20 ms latency; goals
+  <= 1.5 s on loopback, <= 4.5 s at 20 Mbit/s), with [min-max] over the runs;
 - warm: another recipe in the same visit (the interpreter is reused, no load), and a new page
   in the same browser profile (a new interpreter; goal <= 2 s) with the bytes it downloads
   (goal <= 1 MB for the widget). The server lets the browser keep nothing (``Cache-Control:
@@ -74,6 +79,20 @@ CLICK_TO_READY = """() => new Promise((resolve) => {
   globalThis.__tryitRuntime.ready.then(() => { ready = performance.now() - t0; check(); }, check);
 })"""
 FIRST_LINES: list[float] = []  # click -> first transcript line, for every click_to_ready
+# Chromium's network emulation (CDP), per link; None: loopback as it is.
+MBIT = 1e6 / 8  # bytes per second
+LINKS: dict[str, dict[str, Any] | None] = {
+    "loopback": None,
+    "20 Mbit/s": {
+        "offline": False,
+        "latency": 20,  # ms, added to each request's round trip
+        "downloadThroughput": 20 * MBIT,
+        "uploadThroughput": 20 * MBIT,
+    },
+}
+LINK_GOALS = {"loopback": 1.5, "20 Mbit/s": 4.5}
+# The cold runs of each round besides the first (gzip host, loopback, which also measures the rest)
+OTHER_RUNS = [("gzip", "20 Mbit/s"), ("brotli", "loopback"), ("brotli", "20 Mbit/s")]
 
 
 def build(target: Path, site_url: str) -> None:
@@ -107,6 +126,42 @@ def plain_bytes(server: StaticServer) -> int:
     return total
 
 
+def emulate(context: Any, page: Any, link: str) -> None:
+    """Put ``page`` (and the worker it starts) on ``link`` (:data:`LINKS`)."""
+    conditions = LINKS[link]
+    if conditions is not None:
+        cdp = context.new_cdp_session(page)
+        cdp.send("Network.enable")
+        cdp.send("Network.emulateNetworkConditions", conditions)
+
+
+def cold_on_link(playwright: Any, server: StaticServer, url: str, link: str) -> tuple[float, int]:
+    """A first visit (new profile) on ``link``: (seconds click -> ready, bytes sent)."""
+    with tempfile.TemporaryDirectory() as profile:
+        context = playwright.chromium.launch_persistent_context(
+            profile, executable_path=CHROMIUM, args=ARGS, headless=True
+        )
+        try:
+            page = context.new_page()
+            server.clear_log()
+            page.goto(url)
+            page.wait_for_load_state("networkidle")
+            before = runtime_bytes(server)
+            if before:
+                raise RuntimeError(f"{before} bytes of the runtime loaded before the click")
+            emulate(context, page, link)
+            seconds, sent, _ = click_to_ready(page, server)
+            # let the worker keep its files before the profile goes (as a reader's would)
+            page.wait_for_function(KEPT, timeout=120_000, polling=POLL)
+            return seconds, sent
+        finally:
+            context.close()
+
+
+def spread(values: list[float]) -> str:
+    return f"{statistics.median(values):.2f} s [{min(values):.2f}-{max(values):.2f}]"
+
+
 def click_to_ready(page: Any, server: StaticServer) -> tuple[float, int, float]:
     """Click Step on a fresh page; return (seconds to ready, runtime bytes, worker's ms)."""
     server.clear_log()
@@ -118,6 +173,7 @@ def click_to_ready(page: Any, server: StaticServer) -> tuple[float, int, float]:
     stages = " | ".join(f"{name} @{ms / 1000:.1f}s" for name, ms in info["stages"].items())
     how = "restored a saved interpreter" if info.get("restored") else "started afresh"
     first_line = times["line"] / 1000
+    how += ", brotli host" if info.get("brotli") else ""
     print(f"  {how}; stages (worker clock): {stages}; first line @{first_line:.1f}s (page clock)")
     FIRST_LINES.append(first_line)
     return times["ready"] / 1000, runtime_bytes(server), float(info["ms"])
@@ -217,10 +273,16 @@ def main(argv: list[str]) -> int:
     warm_widget: list[int] = []  # bytes of a later visit: the widget's, and the whole page's
     warm_page: list[int] = []
     bare: list[float] = []
+    # (host, link) -> cold seconds, bytes; host "gzip": files as they are, "brotli": .br copies
+    on_link: dict[tuple[str, str], list[tuple[float, int]]] = {}
     with tempfile.TemporaryDirectory() as tmp:
         root = args.site or Path(tmp) / "site"
         root.mkdir(parents=True, exist_ok=True)
-        with StaticServer(root, no_store=True) as server, sync_playwright() as playwright:
+        with (
+            StaticServer(root, no_store=True) as server,
+            StaticServer(root, no_store=True, precompressed=True) as br_server,
+            sync_playwright() as playwright,
+        ):
             if args.site is None:
                 print("building the site ...", flush=True)
                 build(root, server.url)
@@ -237,7 +299,9 @@ def main(argv: list[str]) -> int:
                     if run == 0:
                         before = runtime_bytes(server)
                         page_bytes = sum(size for _, size in server.log)
+                    print(" gzip host, loopback:")
                     seconds, cold_bytes, worker_ms = click_to_ready(page, server)
+                    seconds_cold = seconds
                     cold.append(seconds)
                     cold_line.append(FIRST_LINES[-1])
                     cold_worker.append(worker_ms)
@@ -260,6 +324,13 @@ def main(argv: list[str]) -> int:
                     warm_widget.append(page_load[1] + widget_bytes(server))
                     warm_page.append(page_load[0] + sum(size for _, size in server.log))
                     context.close()
+                on_link.setdefault(("gzip", "loopback"), []).append((seconds_cold, cold_bytes))
+                for host, link in OTHER_RUNS:
+                    where = server if host == "gzip" else br_server
+                    print(f" {host} host, {link}:")
+                    there = url.replace(server.url, where.url)
+                    result = cold_on_link(playwright, where, there, link)
+                    on_link.setdefault((host, link), []).append(result)
                 fresh = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS)
                 bare.append(baseline(fresh.new_context(), root, server.url))
                 fresh.close()
@@ -319,6 +390,15 @@ def main(argv: list[str]) -> int:
         "bare Pyodide (plain files, loadPackage, same imports, no widget) on this machine:"
         f" {bare_s:.2f} s; widget cold / bare = {cold_s / bare_s:.2f}x"
     )
+    print("\ncold click -> ready by host and link, median [min-max] over the runs:")
+    for (host, link), results in on_link.items():
+        times = [t for t, _ in results]
+        sent = statistics.median(b for _, b in results) / 1e6
+        goal = LINK_GOALS[link]
+        print(
+            f"  {host + ' host':<12} {link:<10} {spread(times):<24} {sent:.2f} MB sent"
+            f"  goal {goal} s ({statistics.median(times) / goal:.2f}x)"
+        )
     print(f"cold/goal {cold_s / 3.5:.2f}x, warm/goal {warm_s / 2:.2f}x, ", end="")
     print(f"median step/goal {statistics.median(clicks) / 50:.2f}x")
     return 0

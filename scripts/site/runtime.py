@@ -13,7 +13,8 @@ Steps (each cached; rerun only when its inputs change):
 5. a lockfile of our own (sha256, depends, imports) that ``loadPyodide`` is pointed at, and
    the bundle: the pure wheels unpacked into one gzip stream (``bundle.py``);
 6. gzip copies of the wasm, its JavaScript and the standard library (:func:`precompress`),
-   which the worker inflates itself;
+   which the worker inflates itself, and brotli copies of those and of the bundle, for hosts
+   that serve precompressed files (``precompressed.py``);
 7. htmx, taken from hedron's build (same pinned npm package);
 8. ``tryit-files.json``, the index of the served files and their sha256 (:func:`write_index`):
    the worker keeps the files it downloads in the browser's Cache Storage under those hashes,
@@ -348,19 +349,24 @@ def precompress(folder: Path) -> None:
     (folder / "python_stdlib.zip.gz").write_bytes(packed)
 
 
-def write_index(folder: Path, manifest: dict[str, object]) -> dict[str, str]:
-    """Write :data:`INDEX_NAME`: ``{"files": {name: sha256}}`` of every file in ``folder``.
+def write_index(
+    folder: Path, manifest: dict[str, object], br_only: dict[str, str]
+) -> dict[str, str]:
+    """Write :data:`INDEX_NAME`: ``{"files": {name: sha256}}`` of every file in ``folder``
+    (but the ``.br`` copies, which are served under the plain name).
 
-    The bundle's inflated bytes are listed too (under its ``file`` name, not served: a server
-    that labels ``.gz`` files ``Content-Encoding: gzip`` has the browser inflate it). The
-    worker asks for this index on every start (``docs/assets/tryit/files.mjs``).
+    The bundle's inflated bytes are listed too (under its ``file`` name: a server that labels
+    ``.gz`` files ``Content-Encoding: gzip`` has the browser inflate it), and so are the files
+    served only as ``.br`` (``br_only``, see ``precompressed.py``). The worker asks for this
+    index on every start (``docs/assets/tryit/files.mjs``).
     """
     files = {
         path.name: hashlib.sha256(path.read_bytes()).hexdigest()
         for path in sorted(folder.iterdir())
-        if path.is_file() and path.name != INDEX_NAME
+        if path.is_file() and path.name != INDEX_NAME and path.suffix != ".br"
     }
     files[str(manifest["file"])] = str(manifest["sha256"])
+    files.update(br_only)
     text = json.dumps({"files": files}, indent=0, sort_keys=True)
     (folder / INDEX_NAME).write_text(text + "\n", encoding="utf-8")
     return files
@@ -371,8 +377,12 @@ def write_manifests(folder: Path, info: dict[str, object]) -> None:
     lockfile's ``info`` (Pyodide's): the last step of :func:`build`."""
     lockfile = load_script("tryit_lockfile", HERE / "lockfile.py")
     lock = lockfile.write_lock(folder, info, folder / LOCK_NAME)
-    manifest = load_script("tryit_bundle", HERE / "bundle.py").write_bundle(folder, lock)
-    write_index(folder, manifest)
+    bundle = load_script("tryit_bundle", HERE / "bundle.py")
+    manifest = bundle.write_bundle(folder, lock)
+    precompressed = load_script("tryit_precompressed", HERE / "precompressed.py")
+    br_only = precompressed.compress_runtime(folder, manifest, folder / bundle.MANIFEST)
+    write_index(folder, manifest, br_only)
+    precompressed.compress_json(folder, INDEX_NAME)
 
 
 def build(*, force: bool = False) -> Path:
@@ -384,9 +394,8 @@ def build(*, force: bool = False) -> Path:
         hook = load_script("hedron_hatch_build", ROOT / "src" / "hedron" / "hatch_build.py")
         hook.ensure_htmx()
     compiled = precompile(parts[0], parts[1:])
-    key = (compiled / ".stamp").read_text() + _tree_hash(
-        HTMX, HERE / "bundle.py", HERE / "runtime.py"
-    )
+    steps = [HERE / name for name in ("bundle.py", "runtime.py", "precompressed.py", "brotli.mjs")]
+    key = (compiled / ".stamp").read_text() + _tree_hash(HTMX, *steps)
     if _stamped(RUNTIME, key):
         return RUNTIME
     staging = CACHE / "runtime.new"

@@ -2,7 +2,10 @@
 
 Serves a folder on 127.0.0.1 (a free port) with the MIME types Pyodide needs
 (``application/wasm``, JavaScript for ``.mjs``) and records every request path with the
-number of bytes sent, so callers can check what a page loaded and when.
+number of bytes sent, so callers can check what a page loaded and when. With
+``precompressed=True`` it behaves like a host set up to serve precompressed files: a request
+for ``NAME`` from a client that accepts ``br`` gets ``NAME.br`` (``Content-Encoding: br``,
+the type of ``NAME``) when that file exists, even where ``NAME`` itself does not.
 
 Example:
     >>> with StaticServer(Path("site")) as server:  # doctest: +SKIP
@@ -13,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import http.server
+import os
 import threading
 from pathlib import Path
 from types import TracebackType
@@ -35,6 +39,25 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
     }
     server: _Server
     no_store = False  # send "Cache-Control: no-store" and no Last-Modified
+    precompressed = False  # serve NAME.br for NAME to clients that accept br
+    _encoded: str | None = None  # the plain file's path while NAME.br is being served
+
+    def send_head(self):  # type: ignore[no-untyped-def]
+        self._encoded = None
+        if self.precompressed:
+            path = super().translate_path(self.path)
+            accepted = self.headers.get("Accept-Encoding", "")
+            if os.path.isfile(path + ".br") and "br" in [
+                token.split(";")[0].strip() for token in accepted.split(",")
+            ]:
+                self._encoded = path
+        return super().send_head()
+
+    def translate_path(self, path: str) -> str:
+        return self._encoded + ".br" if self._encoded else super().translate_path(path)
+
+    def guess_type(self, path: str | os.PathLike[str]) -> str:
+        return super().guess_type(self._encoded or path)
 
     def send_header(self, keyword: str, value: str) -> None:
         if not (self.no_store and keyword.lower() == "last-modified"):
@@ -43,6 +66,10 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
     def end_headers(self) -> None:
         if self.no_store:
             super().send_header("Cache-Control", "no-store")
+        if self.precompressed:
+            super().send_header("Vary", "Accept-Encoding")
+        if self._encoded:
+            super().send_header("Content-Encoding", "br")
         super().end_headers()
 
     def log_message(self, format: str, *args: object) -> None:
@@ -75,13 +102,20 @@ class StaticServer:
         mime_types: Extra or replacement ``{".ext": "type"}`` entries.
         no_store: Let the browser keep nothing: every response says ``Cache-Control:
             no-store`` and has no ``Last-Modified`` (the worst case for a later visit).
+        precompressed: Serve a file's ``.br`` copy, where there is one, to clients that
+            accept brotli (as a host set up for precompressed files does).
     """
 
     def __init__(
-        self, root: Path, *, mime_types: dict[str, str] | None = None, no_store: bool = False
+        self,
+        root: Path,
+        *,
+        mime_types: dict[str, str] | None = None,
+        no_store: bool = False,
+        precompressed: bool = False,
     ) -> None:
         handler_cls: type[_Handler] = _Handler
-        overrides: dict[str, object] = {"no_store": no_store}
+        overrides: dict[str, object] = {"no_store": no_store, "precompressed": precompressed}
         if mime_types:  # e.g. a wrong wasm type, to test the widget's load timeout
             overrides["extensions_map"] = {**_Handler.extensions_map, **mime_types}
         handler_cls = type("_OverrideHandler", (_Handler,), overrides)

@@ -46,6 +46,7 @@ let pythonRuns = false; // CPython runs: its thread may now be busy for seconds 
 // costs the page no drawing in between, unlike an animated one, which on a 2-core machine
 // takes CPU time from the start of Python.
 let expectedBytes = 0;
+let wireScale = 1; // bytes on the wire per byte counted (a brotli host: the browser inflates)
 const STAGE_DONE = {
   "Starting Python": 0.45,
   "Restoring the interpreter saved on your last visit": 0.45,
@@ -59,11 +60,13 @@ function done() {
   return expectedBytes ? 0.4 * Math.min(1, bytes / expectedBytes) : null;
 }
 
+const wire = () => Math.round(bytes * wireScale);
+
 function report(force) {
   const now = performance.now();
   if (force || now - lastReport > 100) {
     lastReport = now;
-    postMessage({ kind: "progress", stage, bytes, done: done(), python: pythonRuns });
+    postMessage({ kind: "progress", stage, bytes: wire(), done: done(), python: pythonRuns });
   }
 }
 
@@ -90,6 +93,15 @@ const PRECOMPRESSED = {
   "pyodide.asm.mjs": "text/javascript",
   "python_stdlib.zip": "application/zip",
   "site-packages.bin": "application/octet-stream", // the bundle (see fetchBundle)
+};
+
+// Whether the host serves this build's brotli copies (scripts/site/precompressed.py): it does
+// when the index says so (only its .br copy does). Then the big files are fetched under their
+// plain names (two exist only as .br, BROTLI_NAME) and the browser inflates them natively;
+// else the worker takes the .gz copies and inflates them itself.
+let hostBrotli = false;
+const BROTLI_NAME = {
+  "python_stdlib.zip": "python_stdlib.stored.zip", // a stored zip: compresses far better
 };
 
 // Count the bytes downloaded (wasm, stdlib, wheels, bundle) for the progress display.
@@ -162,6 +174,12 @@ async function getFile(name, init, type) {
 // `gzipOnly`: the build serves it only compressed (the bundle).
 async function runtimeFile(name, init, { gzipOnly = false } = {}) {
   const type = PRECOMPRESSED[name];
+  if (type && hostBrotli) {
+    const brotli = await getFile(BROTLI_NAME[name] || name, init, type).catch(
+      warnNull(`no brotli copy of ${name}, taking its .gz`),
+    );
+    if (brotli) return brotli;
+  }
   if (type && canInflate) {
     const plain = await files.get(name); // kept as plain bytes on an earlier visit
     if (plain) return plain;
@@ -211,7 +229,9 @@ async function fetchManifest() {
 async function fetchIndex() {
   const response = await realFetch(new URL("tryit-files.json", PYODIDE), { cache: "no-cache" });
   if (!response.ok) throw new Error(`tryit-files.json: HTTP ${response.status}`);
-  return (await response.json()).files;
+  const index = await response.json();
+  hostBrotli = index.precompressed === true; // only its .br copy says so
+  return index.files;
 }
 
 async function fetchBundle(manifest) {
@@ -368,7 +388,8 @@ async function boot() {
   const runtime = Promise.all([importModule("pyodide.mjs"), importModule("pyodide.asm.mjs")]);
   runtime.catch(() => {});
   const manifest = canUseBundle() ? await fetchManifest().catch(warnNull("no bundle")) : null;
-  expectedBytes = manifest?.download || 0;
+  expectedBytes = (hostBrotli ? manifest?.plain : manifest?.download) || 0;
+  if (hostBrotli && manifest?.plain) wireScale = manifest.brotli / manifest.plain;
   const bundle = manifest ? fetchBundle(manifest) : null; // downloads while Pyodide starts
   const dynlibs = manifest ? compileDynlibs(manifest, bundle) : null;
   bundle?.catch((error) => error instanceof DownloadError && fail(error)); // say it at once
@@ -398,7 +419,8 @@ async function boot() {
   postMessage({
     kind: "ready",
     ms: performance.now() - bootStarted,
-    bytes: Math.max(bytes, transferred),
+    bytes: Math.max(wire(), transferred),
+    brotli: hostBrotli,
     python: info.python,
     jspi,
     restored: !!restored,
