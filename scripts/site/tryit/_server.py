@@ -27,6 +27,9 @@ from tryit._recipes import Recipe
 from tryit._record import Recorder, RecordingApp, reason_of
 
 BASE_URL = "http://recipe.localhost"
+#: An edited run's times are shown as they are, to the millisecond: the recipe's interval (to
+#: which a real run's times are rounded) would hide the very change the reader made.
+EXACT_INTERVAL = 0.001
 # What a browser never shows to a page's script (XMLHttpRequest hides them too).
 _HIDDEN_HEADERS = {"set-cookie", "set-cookie2"}
 
@@ -131,7 +134,7 @@ class AppServer:
         self.clock = DemoClock(runner)
         self.recorder = Recorder(
             clock=self.clock,
-            interval=recipe.demo.interval,
+            interval=EXACT_INTERVAL if recipe.sources else recipe.demo.interval,
             window=recipe.demo.window,
             ok=engine_verdict(recipe.demo.adapter) if recipe.driver == "client" else None,
         )
