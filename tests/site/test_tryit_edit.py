@@ -81,7 +81,9 @@ def visit(chromium: Any, site_server: StaticServer, built_site: Path) -> Iterato
 
 @pytest.fixture
 def fresh(visit: Editing) -> Iterator[Editing]:
-    """The tab, its widget reset to the tested code after the test."""
+    """The tab with the editor open; its widget reset to the tested code after the test."""
+    if not visit.page.locator(".tryit .cm-editor").count():
+        visit.open_editor()
     yield visit
     visit.click("reset")
     assert visit.code() == CLIENT
@@ -110,7 +112,6 @@ def test_nothing_of_the_editor_loads_before_edit_is_clicked(visit: Editing) -> N
 
 def test_an_edited_delay_runs_to_the_end_1_s_apart(fresh: Editing) -> None:
     visit = fresh
-    visit.open_editor() if not visit.page.is_visible(".tryit .cm-editor") else None
     visit.set_code(CLIENT.replace("delay=2)", "delay=1)"))
     visit.click("run", timeout=LOAD_MS)
     lines = visit.transcript()
@@ -227,6 +228,42 @@ def test_the_editor_and_an_error_pass_axe_in_both_palettes(fresh: Editing) -> No
             assert axe.violations(visit.page) == [], scheme
     finally:
         visit.page.evaluate(palette, "default")
+
+
+def test_a_loop_python_cannot_stop_ends_the_worker_and_the_next_run_starts_anew(
+    fresh: Editing,
+) -> None:
+    """One long call into C: no turn of the edited code's loops where Python's budget could
+    stop it. The page ends the worker after 10 s; the next run starts a new one."""
+    visit = fresh
+    stuck = CLIENT.replace(
+        '    r = client.get("/job/42")', '    sum(range(10**13))\n    r = client.get("/job/42")'
+    )
+    before = visit.page.evaluate_handle("globalThis.__tryitRuntime")
+    visit.set_code(stuck)
+    started = time.monotonic()
+    visit.click("run", timeout=30_000)
+    assert time.monotonic() - started < 20
+    assert visit.widget().get_attribute("data-outcome") == "budget"
+    assert "The edited code did not stop within 10 s" in visit.status()
+    assert visit.state() == "done"  # not the fallback: the widget stays usable
+    assert visit.button("run").is_enabled() is False  # until the code changes, or Reset
+    visit.click("reset")
+    visit.click("run", timeout=LOAD_MS)
+    assert visit.transcript() == committed(RECIPE)
+    assert visit.page.evaluate("(old) => old !== globalThis.__tryitRuntime", before)
+
+
+def test_edits_are_kept_for_the_next_visit(fresh: Editing) -> None:
+    visit = fresh
+    edited = CLIENT.replace("delay=2)", "delay=1)")
+    visit.set_code(edited)
+    visit.page.reload()
+    visit.page.wait_for_selector(".tryit[data-state]")
+    visit.open_editor()
+    assert visit.code() == edited
+    notice = visit.widget().locator(".tryit__edited")
+    assert "Your edited code, kept in this browser." in notice.inner_text()
 
 
 def test_no_request_leaves_the_origin(visit: Editing) -> None:
