@@ -20,7 +20,8 @@ from tests._support.tryit_visit import IDLE, LOAD_MS, ROOT, Visit, committed
 pytestmark = pytest.mark.browser
 
 SCHEMES = ["light", "dark"]
-TITLES = {r.name: r.title for r in site_pages.read_recipes(ROOT)}
+# The recipes with a widget (a [real] recipe's page shows a real run instead).
+TITLES = {r.name: r.title for r in site_pages.read_recipes(ROOT) if not r.not_in_browser}
 
 # Live regions in a widget, in same-origin frames inside it too (the demo panel may be one).
 LIVE_REGIONS = """(root) => {
@@ -79,7 +80,7 @@ def test_without_javascript_the_widget_says_so_and_shows_the_record(
         widget = visit.widget()
         assert "needs JavaScript" in widget.locator(".tryit__status").inner_text()
         assert "loads on the first click" not in widget.inner_text()  # no promise it can't keep
-        assert widget.locator("button").count() == 4
+        assert widget.locator("button").count() == 5
         assert not [b for b in widget.locator("button").all() if b.is_visible()]
         recorded = visit.page.locator("details.tryit-recorded")
         assert recorded.get_attribute("open") is not None
@@ -91,7 +92,7 @@ def test_without_javascript_the_widget_says_so_and_shows_the_record(
         widget = visit.widget()
         assert "loads on the first click" in widget.locator(".tryit__status").inner_text()
         visible = [b.inner_text() for b in widget.locator("button").all() if b.is_visible()]
-        assert visible == ["Step", "Run to end", "Reset"]
+        assert visible == ["Step", "Run to end", "Reset", "Edit"]
         assert visit.page.locator("details.tryit-recorded").get_attribute("open") is None
 
 
@@ -143,7 +144,7 @@ def test_a_long_transcript_scrolls_and_is_reached_by_keyboard(visit: Visit) -> N
     assert visit.transcript() == committed(name)
     listing = visit.widget().locator(".tryit__transcript")
     assert listing.evaluate("el => el.scrollHeight > el.clientHeight + 10")
-    visit.button("reset").focus()
+    visit.button("edit").focus()  # the bar's last button (the editor is folded away)
     visit.page.keyboard.press("Tab")
     assert listing.evaluate("el => el === document.activeElement")
     assert listing.evaluate("el => el.matches(':focus-visible')")

@@ -40,6 +40,13 @@ SET_TEXT = f"""async (text) => {{
   view.dispatch({{ changes: {{ from: 0, to: view.state.doc.length, insert: text }} }});
 }}"""
 GET_TEXT = f"async () => (await ({VIEW})()).state.doc.toString()"
+# Every text the widget's live region takes, from now on.
+RECORD_ANNOUNCEMENTS = """() => {
+  const live = document.querySelector(".tryit .tryit__live");
+  globalThis.__said = [];
+  new MutationObserver(() => globalThis.__said.push(live.textContent))
+    .observe(live, { childList: true, characterData: true, subtree: true });
+}"""
 
 
 def _times(lines: list[str]) -> list[str]:
@@ -66,9 +73,7 @@ class Editing(Visit):
 
     def off_origin(self) -> list[str]:
         return [
-            url
-            for url in self.requests
-            if not url.startswith((self.base_url, "data:", "blob:"))
+            url for url in self.requests if not url.startswith((self.base_url, "data:", "blob:"))
         ]
 
 
@@ -125,7 +130,8 @@ def test_an_edited_delay_runs_to_the_end_1_s_apart(fresh: Editing) -> None:
     assert "differs from the tested run at step 2" in visit.status()
     # kept in this browser, for this recipe
     kept = visit.page.evaluate("(key) => localStorage.getItem(key)", KEY)
-    assert kept is not None and "delay=1" in kept
+    assert kept is not None
+    assert "delay=1" in kept
     assert visit.widget().get_attribute("data-edited") == "true"
 
 
@@ -158,7 +164,8 @@ def test_a_syntax_error_is_shown_with_its_line_marked(fresh: Editing) -> None:
 def test_an_endless_loop_is_stopped_within_the_budget(fresh: Editing) -> None:
     visit = fresh
     looping = CLIENT.replace(
-        '    r = client.get("/job/42")', '    while True:\n        pass\n    r = client.get("/job/42")'
+        '    r = client.get("/job/42")',
+        '    while True:\n        pass\n    r = client.get("/job/42")',
     )
     assert looping != CLIENT
     visit.set_code(looping)
@@ -194,10 +201,12 @@ def test_a_share_link_reproduces_the_edit_in_a_fresh_browser(
     fresh.set_code(edited)
     fresh.context.grant_permissions(["clipboard-read", "clipboard-write"])
     fresh.widget().locator(".tryit__share").click()
-    fresh.page.wait_for_function("() => location.hash.startsWith('#tryit=')")
-    link = fresh.page.evaluate("location.href")
+    shown = fresh.widget().locator("input.tryit__link")
+    shown.wait_for()
+    link = shown.input_value()
     assert link.startswith(site_server.url + PAGE + "#tryit=resq-sync-poll.")
     assert fresh.page.evaluate("navigator.clipboard.readText()") == link
+    assert "Link copied" in fresh.status()
     with Editing(chromium, site_server.url) as other:
         other.page.goto(link)
         other.page.wait_for_selector(".tryit .cm-editor")
@@ -210,7 +219,7 @@ def test_a_share_link_reproduces_the_edit_in_a_fresh_browser(
         notice.locator("button", has_text="Use the tested code").click()
         other.idle()
         assert other.code() == CLIENT
-        assert other.page.evaluate("location.hash") == ""
+        assert not other.page.evaluate("location.hash").startswith("#tryit=")
         assert other.off_origin() == []
         assert other.errors == []
 
@@ -218,9 +227,11 @@ def test_a_share_link_reproduces_the_edit_in_a_fresh_browser(
 def test_the_editor_and_an_error_pass_axe_in_both_palettes(fresh: Editing) -> None:
     visit = fresh
     visit.set_code(CLIENT.replace("delay=2)", "delay=2"))
+    visit.page.evaluate(RECORD_ANNOUNCEMENTS)
     visit.click("run")
-    said = visit.widget().locator(".tryit__live").inner_text()
-    assert "SyntaxError" in said or "Stopped" in said
+    said = visit.page.evaluate("globalThis.__said")
+    assert len(said) == 1  # the run is announced once, its error with it
+    assert "SyntaxError" in said[0]
     palette = "(scheme) => document.body.setAttribute('data-md-color-scheme', scheme)"
     try:
         for scheme in ("default", "slate"):  # light, dark
@@ -258,12 +269,33 @@ def test_edits_are_kept_for_the_next_visit(fresh: Editing) -> None:
     visit = fresh
     edited = CLIENT.replace("delay=2)", "delay=1)")
     visit.set_code(edited)
-    visit.page.reload()
-    visit.page.wait_for_selector(".tryit[data-state]")
+    visit.goto(PAGE)  # a new page load
     visit.open_editor()
     assert visit.code() == edited
     notice = visit.widget().locator(".tryit__edited")
     assert "Your edited code, kept in this browser." in notice.inner_text()
+
+
+def test_a_hedron_page_runs_its_edited_app(visit: Editing) -> None:
+    """A page-driven recipe: app.py is the file to edit; its error ends the panel's run."""
+    app = (ROOT / "recipes" / "jobs-poll" / "app.py").read_text(encoding="utf-8")
+    visit.navigate("recipes/jobs-poll/")
+    visit.open_editor()
+    tabs = visit.widget().locator("[role=tab]").all_inner_texts()
+    assert tabs == ["app.py", "advanced.py (read-only)"]
+    broken = app + "\nthis is not python\n"
+    visit.set_code(broken)
+    visit.click("run")
+    assert visit.transcript() == ["= error: NameError: name 'this' is not defined"]
+    assert 'File "app.py", line' in visit.widget().locator(".tryit__error").inner_text()
+    marked = visit.widget().locator(".cm-line.tryit-editor__marked")
+    assert marked.inner_text() == "this is not python"
+    visit.set_code(app + "\n# only a comment\n")  # the same app: the same run
+    visit.click("run")
+    assert visit.transcript() == committed("jobs-poll")
+    assert visit.widget().locator(".tryit__transcript li.tryit__differs").count() == 0
+    assert "differs" not in visit.status()
+    visit.click("reset")
 
 
 def test_no_request_leaves_the_origin(visit: Editing) -> None:

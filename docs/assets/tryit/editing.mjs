@@ -114,7 +114,13 @@ export class EditMode {
     const share = element("button", "md-button tryit__share", "Copy a link to this code");
     share.type = "button";
     share.addEventListener("click", () => this.share());
-    tools.append(share);
+    // the link is shown too: the theme rewrites the address bar's "#" part as the page scrolls
+    this.link = element("input", "tryit__link");
+    this.link.type = "url";
+    this.link.readOnly = true;
+    this.link.hidden = true;
+    this.link.setAttribute("aria-label", "Link to this code");
+    tools.append(share, this.link);
     this.region.replaceChildren(this.notice, host, tools);
     this.show(true);
     this.editor = openEditor(host, { files, onChange: () => this.changed() });
@@ -131,18 +137,21 @@ export class EditMode {
   // The reader typed: keep the edit; the next Step or Run starts afresh with it.
   changed() {
     saveEdits(this.recipe, this.originals, this.editor.getFiles());
-    if (!this.code()) this.dropLink();
+    this.dropLink(); // a link no longer holds this code
+    this.link.hidden = true;
     this.setNotice("");
     this.widget.codeChanged();
   }
 
-  // Reset: the tested code again, nothing kept, no share link in the address bar.
+  // Reset: the tested code again, nothing kept, no share link left. (Before
+  // the editor is opened, the tested code is what runs: the kept edits stay for later.)
   reset() {
+    if (!this.editor) return;
     clearEdits(this.recipe);
     this.dropLink();
     this.clearRun();
-    if (!this.editor) return;
     this.editor.setFiles(this.originals);
+    this.link.hidden = true;
     this.setNotice("");
   }
 
@@ -156,15 +165,16 @@ export class EditMode {
   async share() {
     const fragment = await encodeShare(this.recipe, this.originals, this.editor.getFiles());
     const link = location.href.split("#")[0] + fragment;
-    history.replaceState(history.state, "", link);
+    this.link.value = link;
+    this.link.hidden = false;
     let copied = false;
     try {
       await navigator.clipboard.writeText(link);
       copied = true;
     } catch {
-      // no clipboard here (permissions): the address bar holds the link
+      this.link.select(); // no clipboard here (permissions): the reader copies it
     }
-    const text = `${copied ? "Link copied" : "The address bar now holds the link"}: the code travels in the part after “#”, which the browser never sends to a server.`;
+    const text = `${copied ? "Link copied" : "Here is the link"}: the code travels in the part after “#”, which the browser never sends to a server.`;
     this.widget.say(text);
     this.widget.announce(text);
   }
