@@ -14,7 +14,7 @@ import pytest
 import site_pages
 from static_server import StaticServer
 
-from tests._support import axe
+from tests._support import axe, tryit_visit
 from tests._support.tryit_visit import IDLE, LOAD_MS, ROOT, Visit, committed
 
 pytestmark = pytest.mark.browser
@@ -40,13 +40,6 @@ LIVE_REGIONS = """(root) => {
 # `main` landmarks of the page's own document, and any inside a widget outside frames.
 MAINS = """() => [document.querySelectorAll("main, [role=main]").length,
   document.querySelectorAll(".tryit main, .tryit [role=main]").length]"""
-# Every text the widget's live region takes, from now on.
-RECORD_ANNOUNCEMENTS = """() => {
-  const live = document.querySelector(".tryit .tryit__live");
-  globalThis.__said = [];
-  new MutationObserver(() => globalThis.__said.push(live.textContent))
-    .observe(live, { childList: true, characterData: true, subtree: true });
-}"""
 
 
 def _pages(site: Path) -> list[str]:
@@ -109,7 +102,7 @@ def test_one_live_region_announces_each_step_once(visit: Visit) -> None:
     expected = committed(name)
     visit.goto(f"recipes/{name}/")
     assert visit.page.evaluate(LIVE_REGIONS, visit.widget().element_handle()) == ["tryit__live"]
-    visit.page.evaluate(RECORD_ANNOUNCEMENTS)
+    visit.page.evaluate(tryit_visit.RECORD_ANNOUNCEMENTS)
     visit.click("step", timeout=LOAD_MS)
     said = visit.page.evaluate("globalThis.__said")
     assert said == ["Loading the Python runtime…", f"{expected[0]} Paused after request 1."]

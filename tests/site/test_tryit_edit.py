@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from static_server import StaticServer
 
-from tests._support import axe
+from tests._support import axe, tryit_visit
 from tests._support.tryit_visit import IDLE, LOAD_MS, ROOT, Visit, committed
 
 pytestmark = pytest.mark.browser
@@ -40,13 +40,6 @@ SET_TEXT = f"""async (text) => {{
   view.dispatch({{ changes: {{ from: 0, to: view.state.doc.length, insert: text }} }});
 }}"""
 GET_TEXT = f"async () => (await ({VIEW})()).state.doc.toString()"
-# Every text the widget's live region takes, from now on.
-RECORD_ANNOUNCEMENTS = """() => {
-  const live = document.querySelector(".tryit .tryit__live");
-  globalThis.__said = [];
-  new MutationObserver(() => globalThis.__said.push(live.textContent))
-    .observe(live, { childList: true, characterData: true, subtree: true });
-}"""
 
 
 def _times(lines: list[str]) -> list[str]:
@@ -227,7 +220,7 @@ def test_a_share_link_reproduces_the_edit_in_a_fresh_browser(
 def test_the_editor_and_an_error_pass_axe_in_both_palettes(fresh: Editing) -> None:
     visit = fresh
     visit.set_code(CLIENT.replace("delay=2)", "delay=2"))
-    visit.page.evaluate(RECORD_ANNOUNCEMENTS)
+    visit.page.evaluate(tryit_visit.RECORD_ANNOUNCEMENTS)
     visit.click("run")
     said = visit.page.evaluate("globalThis.__said")
     assert len(said) == 1  # the run is announced once, its error with it
