@@ -18,7 +18,8 @@
   build and copied into the site under ``_tryit/``. Set ``TRYIT_SKIP_RUNTIME=1`` to build the
   pages without it (the widgets then show their recorded transcripts).
 - Editor: the widget's code editor (CodeMirror, ``scripts/site/editor_assets.py``) is built
-  (cached) and copied into the site under ``_tryit/codemirror/``, with or without the runtime.
+  (cached) and copied into the site under ``_tryit/codemirror/``, with or without the runtime;
+  the files it opens are ``_tryit/recipes/<name>.json`` (``site_pages.editor_files``).
 """
 
 from __future__ import annotations
@@ -176,5 +177,12 @@ def on_post_build(config: Any) -> None:
         target = site_dir / RUNTIME_DIR
         shutil.rmtree(target, ignore_errors=True)
         shutil.copytree(runtime.RUNTIME, target, ignore=shutil.ignore_patterns(".stamp"))
-    # The code editor (CodeMirror, a few files): copied even when the runtime is skipped.
+    # The code editor (CodeMirror, a few files) and the recipes' files it opens: written
+    # even when the runtime is skipped.
     editor_assets.install(site_dir / RUNTIME_DIR / editor_assets.FOLDER)
+    for recipe in _recipes():
+        if not recipe.not_in_browser:
+            target = site_dir / RUNTIME_DIR / site_pages.EDITOR_FILES.format(name=recipe.name)
+            target.parent.mkdir(parents=True, exist_ok=True)
+            files = site_pages.editor_files(recipe, ROOT / "recipes" / recipe.name)
+            target.write_text(json.dumps(files), encoding="utf-8")

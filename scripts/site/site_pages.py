@@ -35,6 +35,8 @@ class RecipeInfo:
     driver: str = "page"  #: who sends the demo's requests (``tryit.Recipe.driver``)
     #: Why it does not run in a browser (its ``[real] why``); empty when it does.
     not_in_browser: str = ""
+    #: The file the reader may edit in the widget's editor (``tryit.Recipe.editable``).
+    editable: str = "client.py"
 
 
 def read_recipes(root: Path) -> list[RecipeInfo]:
@@ -57,10 +59,31 @@ def read_recipes(root: Path) -> list[RecipeInfo]:
             exported=(root / "docs" / "examples" / r.name).is_dir(),
             driver=demo.driver,
             not_in_browser=demo.real.why if demo.real is not None else "",
+            editable=demo.editable,
         )
         for r in examples.load_recipes(root / "recipes")
         for demo in [load_recipe(r.name, root / "recipes")]
     ]
+
+
+#: Where the widget's editor finds a recipe's files (under the site's ``_tryit/``).
+EDITOR_FILES = "recipes/{name}.json"
+
+
+def editor_files(recipe: RecipeInfo, folder: Path) -> dict[str, Any]:
+    """What the widget's editor opens (``_tryit/recipes/<name>.json``, fetched when the
+    reader clicks Edit): the files the page shows, byte for byte, the editable one marked."""
+    return {
+        "recipe": recipe.name,
+        "files": [
+            {
+                "name": name,
+                "text": (folder / name).read_text(encoding="utf-8"),
+                "editable": name == recipe.editable,
+            }
+            for name in recipe.files
+        ],
+    }
 
 
 def widget_html(recipe: RecipeInfo, download: int | None = None) -> str:
@@ -83,7 +106,10 @@ def widget_html(recipe: RecipeInfo, download: int | None = None) -> str:
  hidden>Retry</button>
 <button type="button" class="md-button tryit__run" data-action="run">Run to end</button>
 <button type="button" class="md-button tryit__reset" data-action="reset">Reset</button>
+<button type="button" class="md-button tryit__edit" data-action="edit"
+ aria-expanded="false">Edit</button>
 </div>
+<div class="tryit__editor" hidden></div>
 <p class="tryit__status">This demo runs the code in your browser and needs JavaScript, which
 is off or blocked here. The transcript the test suite recorded is shown below.</p>
 <template class="tryit__intro">Runs the code below in your browser: each <b>Step</b> is one

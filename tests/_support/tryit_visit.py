@@ -17,6 +17,13 @@ RECIPES = sorted(
 LOAD_MS = 240_000  # bound for the first click (the runtime loads); CI machines are slow
 # The click handler sets aria-busy="true" synchronously, so "not busy" after a click means done.
 IDLE = "el => el.getAttribute('aria-busy') === 'false'"
+# Every text the widget's live region takes, from now on.
+RECORD_ANNOUNCEMENTS = """() => {
+  const live = document.querySelector(".tryit .tryit__live");
+  globalThis.__said = [];
+  new MutationObserver(() => globalThis.__said.push(live.textContent))
+    .observe(live, { childList: true, characterData: true, subtree: true });
+}"""
 
 
 def committed(name: str) -> list[str]:

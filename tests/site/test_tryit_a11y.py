@@ -14,13 +14,13 @@ import pytest
 import site_pages
 from static_server import StaticServer
 
-from tests._support import axe
+from tests._support import axe, tryit_visit
 from tests._support.tryit_visit import IDLE, LOAD_MS, ROOT, Visit, committed
 
 pytestmark = pytest.mark.browser
 
 SCHEMES = ["light", "dark"]
-# the recipes with a widget (one that needs processes of its own shows a note instead)
+# The recipes with a widget (a [real] recipe's page shows a real run instead).
 TITLES = {r.name: r.title for r in site_pages.read_recipes(ROOT) if not r.not_in_browser}
 
 # Live regions in a widget, in same-origin frames inside it too (the demo panel may be one).
@@ -40,13 +40,6 @@ LIVE_REGIONS = """(root) => {
 # `main` landmarks of the page's own document, and any inside a widget outside frames.
 MAINS = """() => [document.querySelectorAll("main, [role=main]").length,
   document.querySelectorAll(".tryit main, .tryit [role=main]").length]"""
-# Every text the widget's live region takes, from now on.
-RECORD_ANNOUNCEMENTS = """() => {
-  const live = document.querySelector(".tryit .tryit__live");
-  globalThis.__said = [];
-  new MutationObserver(() => globalThis.__said.push(live.textContent))
-    .observe(live, { childList: true, characterData: true, subtree: true });
-}"""
 
 
 def _pages(site: Path) -> list[str]:
@@ -80,7 +73,7 @@ def test_without_javascript_the_widget_says_so_and_shows_the_record(
         widget = visit.widget()
         assert "needs JavaScript" in widget.locator(".tryit__status").inner_text()
         assert "loads on the first click" not in widget.inner_text()  # no promise it can't keep
-        assert widget.locator("button").count() == 4
+        assert widget.locator("button").count() == 5
         assert not [b for b in widget.locator("button").all() if b.is_visible()]
         recorded = visit.page.locator("details.tryit-recorded")
         assert recorded.get_attribute("open") is not None
@@ -92,7 +85,7 @@ def test_without_javascript_the_widget_says_so_and_shows_the_record(
         widget = visit.widget()
         assert "loads on the first click" in widget.locator(".tryit__status").inner_text()
         visible = [b.inner_text() for b in widget.locator("button").all() if b.is_visible()]
-        assert visible == ["Step", "Run to end", "Reset"]
+        assert visible == ["Step", "Run to end", "Reset", "Edit"]
         assert visit.page.locator("details.tryit-recorded").get_attribute("open") is None
 
 
@@ -109,7 +102,7 @@ def test_one_live_region_announces_each_step_once(visit: Visit) -> None:
     expected = committed(name)
     visit.goto(f"recipes/{name}/")
     assert visit.page.evaluate(LIVE_REGIONS, visit.widget().element_handle()) == ["tryit__live"]
-    visit.page.evaluate(RECORD_ANNOUNCEMENTS)
+    visit.page.evaluate(tryit_visit.RECORD_ANNOUNCEMENTS)
     visit.click("step", timeout=LOAD_MS)
     said = visit.page.evaluate("globalThis.__said")
     assert said == ["Loading the Python runtime…", f"{expected[0]} Paused after request 1."]
@@ -144,7 +137,7 @@ def test_a_long_transcript_scrolls_and_is_reached_by_keyboard(visit: Visit) -> N
     assert visit.transcript() == committed(name)
     listing = visit.widget().locator(".tryit__transcript")
     assert listing.evaluate("el => el.scrollHeight > el.clientHeight + 10")
-    visit.button("reset").focus()
+    visit.button("edit").focus()  # the bar's last button (the editor is folded away)
     visit.page.keyboard.press("Tab")
     assert listing.evaluate("el => el === document.activeElement")
     assert listing.evaluate("el => el.matches(':focus-visible')")

@@ -183,6 +183,8 @@ export function openEditor(container, { files, onChange = null } = {}) {
         keymap.of([...defaultKeymap, ...historyKeymap, indentWithTab]),
         EditorState.readOnly.of(!file.editable),
         EditorView.contentAttributes.of({
+          // a Tab stop axe-core also counts as one (its scroller is a scrollable region)
+          tabindex: "0",
           "aria-label": `${file.name} (Python${file.editable ? "" : ", read-only"})`,
           "aria-describedby": hint.id,
         }),

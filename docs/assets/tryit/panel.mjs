@@ -15,6 +15,15 @@
 
 const MAX_STEPS = 500;
 
+// The app ended the run from its side: the reader's edited app.py failed (or ran past its
+// budget). `answer`: {lines, outcome, message, error} from Python.
+class RunEnded extends Error {
+  constructor(answer) {
+    super(answer.message);
+    this.answer = answer;
+  }
+}
+
 // The reader's scripted clicks ([demo] actions, each {click: selector, at: seconds}), set on
 // the page's own timers once htmx has started (call it on DOMContentLoaded). In the demo
 // those timers are virtual, so a click at 3 s comes at virtual time 3; the real replay
@@ -263,6 +272,7 @@ export class DemoPanel {
       body: body ? toBase64(body) : null,
       t: this.timers.now / 1000,
     });
+    if (answer.outcome) throw new RunEnded(answer);
     return { ...answer, bytes: fromBase64(answer.body) };
   }
 
@@ -282,6 +292,7 @@ export class DemoPanel {
   // --- step 1: the app's page, with its own stylesheet and scripts ------------------------
   async open(lines) {
     this.settings = await this.transport.open();
+    if (this.settings.outcome) throw new RunEnded(this.settings);
     const page = await this.send("GET", this.settings.page, [["Accept", "text/html"]]);
     lines.push(...page.lines);
     const doc = new DOMParser().parseFromString(new TextDecoder().decode(page.bytes), "text/html");
@@ -380,6 +391,17 @@ export class DemoPanel {
   async step() {
     if (this.finished) return { ...this.finished, lines: [] };
     const lines = [];
+    try {
+      return await this.stepOn(lines);
+    } catch (error) {
+      if (!(error instanceof RunEnded)) throw error;
+      const { outcome, message, error: why } = error.answer;
+      this.finished = { swaps: [], done: true, outcome, message, error: why };
+      return { ...this.finished, lines: [...lines, ...error.answer.lines] };
+    }
+  }
+
+  async stepOn(lines) {
     if (!this.frame) await this.open(lines);
     else if (this.held.length || (await this.runTimers()) === "held") {
       await this.deliver(this.held.shift(), lines);
@@ -415,10 +437,11 @@ export class DemoPanel {
 }
 
 // The site's transport: the widget's worker, where tryit.browser.handle plays the server.
-export function workerTransport(send, recipe, session) {
+// codeOf(): the reader's edited files ({name: text}) the app loads, or null: the recipe's.
+export function workerTransport(send, recipe, session, codeOf = () => null) {
   const call = async (message) => (await send({ ...message, recipe, session })).result;
   return {
-    open: () => call({ action: "open" }),
+    open: () => call({ action: "open", code: codeOf() || undefined }),
     request: (request) => call({ action: "request", ...request }),
     end: (how) => call({ action: "end", how }),
   };

@@ -2,6 +2,9 @@
 // click; then ONE Web Worker (one Pyodide interpreter) serves every widget for the whole visit,
 // across the theme's instant navigation. This file only relays clicks to the worker and applies
 // what Python answers: transcript lines, and HTML swaps done by the real htmx served by the site.
+// Edit (editing.mjs) lets the reader change the recipe's code and run that instead.
+
+import { EditMode } from "./editing.mjs";
 
 const BASE = new URL("../../_tryit/", import.meta.url);
 // No progress for this long: give up, say so and show the recorded transcript. Downloads
@@ -11,6 +14,9 @@ const BASE = new URL("../../_tryit/", import.meta.url);
 const STALL_MS = 10000;
 const PYTHON_STALL_MS = 60000;
 const REPLY_MS = 10000;
+// Edited code that keeps the worker from answering (a loop Python's own budget cannot stop:
+// tryit/_edits.py) is said to be the reason when the worker is ended for it.
+const EDITED_SILENT = `The edited code did not stop within ${REPLY_MS / 1000} s (the budget of an edited run): the Python runtime was ended, and the next run starts it again`;
 const reducedMotion = matchMedia("(prefers-reduced-motion: reduce)");
 
 let runtime = null;
@@ -121,12 +127,13 @@ function startRuntime() {
     }
   };
   worker.postMessage({ kind: "start" }); // now the runtime loads
-  state.send = (message) =>
+  // `silent`: what to say if no answer comes (the reader's edited code may be why)
+  state.send = (message, { silent = null } = {}) =>
     new Promise((resolve, reject) => {
       if (state.failed) return reject(new Error(state.failed));
       const id = nextId++;
       const timer = setTimeout(
-        () => fail(`The Python runtime stopped answering (no answer for ${REPLY_MS / 1000} s)`),
+        () => fail(silent || `The Python runtime stopped answering (no answer for ${REPLY_MS / 1000} s)`),
         REPLY_MS,
       );
       pending.set(id, { resolve, reject, timer });
@@ -172,9 +179,10 @@ function demoteMain(root) {
 // A hedron widget's demo panel (panel.mjs), on the worker's in-process app.
 async function openDemoPanel(widget, rt) {
   const { DemoPanel, workerTransport } = await import("./panel.mjs");
+  const send = (message) => rt.send(message, widget.sendOptions());
   return new DemoPanel({
     container: widget.panel,
-    transport: workerTransport(rt.send, widget.recipe, widget.session),
+    transport: workerTransport(send, widget.recipe, widget.session, () => widget.code),
     onNote: (text) => widget.say(text),
   });
 }
@@ -200,6 +208,9 @@ class Widget {
     this.finished = false;
     this.canRetry = false;
     this.rt = null; // the runtime this widget's Python session lives in
+    this.code = null; // the edited files this run loads ({name: text}), or null: the recipe's
+    this.stale = false; // the code was edited since this run started: the next one is fresh
+    this.edit = this.button("edit") ? new EditMode(this) : null;
     for (const button of this.buttons) {
       button.addEventListener("click", () => this.act(button.dataset.action));
     }
@@ -244,6 +255,8 @@ class Widget {
     try {
       if (action === "reset") await this.reset();
       else if (action === "retry") await this.retry();
+      else if (action === "edit") await this.edit.toggle();
+      else if (action === "shared") await this.edit.openShared();
       else await this.advance(action);
     } catch (error) {
       this.say(`Error: ${error.message}`);
@@ -279,6 +292,7 @@ class Widget {
 
   async advance(action) {
     this.lastAction = action;
+    if (this.stale) this.clear(); // edited since: start afresh with the new code
     let rt;
     try {
       rt = await this.ensureReady();
@@ -292,6 +306,10 @@ class Widget {
       this.rt = rt;
       this.fresh = true;
     }
+    if (this.fresh) {
+      this.code = this.edit?.code() ?? null;
+      this.edit?.clearRun();
+    }
     this.root.dataset.state = "running";
     let answer;
     try {
@@ -300,7 +318,8 @@ class Widget {
         : await this.stepCode(action, rt);
     } catch (error) {
       if (!rt.failed) throw error; // Python said no: shown as an error, the runtime lives on
-      this.fallback(rt.failed, { retry: true });
+      if (rt.failed === EDITED_SILENT) this.stopped(rt.failed);
+      else this.fallback(rt.failed, { retry: true });
       return;
     }
     this.fresh = false;
@@ -324,8 +343,21 @@ class Widget {
   // resq: the recipe's client code steps in the worker, one request at a time.
   async stepCode(action, rt) {
     const message = { action, recipe: this.recipe, session: this.session, fresh: this.fresh };
-    const reply = await rt.send(message);
+    if (this.fresh && this.code) message.code = this.code;
+    const reply = await rt.send(message, this.sendOptions());
     return { result: reply.result, ms: reply.ms };
+  }
+
+  sendOptions() {
+    return { silent: this.code ? EDITED_SILENT : null };
+  }
+
+  // The reader edited the code: the next Step or Run starts afresh with it (also after a
+  // run that ended).
+  codeChanged() {
+    this.stale = !this.fresh;
+    this.finished = false;
+    if (!this.busy) this.setBusy(false);
   }
 
   // The hand-over point: one step's (or a whole run's) answer from Python is shown here.
@@ -334,14 +366,19 @@ class Widget {
     const added = this.addLines(result.lines);
     const requests = [...this.list.children].filter((li) => isRequest(li.textContent)).length;
     let state;
+    // an edited run: where its transcript leaves the tested one, and Python's error
+    const differs = this.code ? this.edit.markDifference(this.list, this.recorded(), result.done) : null;
+    if (result.error) this.edit?.showError(result.error);
+    const compared = differs ? ` The transcript ${differs}.` : "";
     if (result.done) {
       this.finished = true;
       this.root.dataset.state = "done";
       this.root.dataset.outcome = result.outcome;
-      state = `Stopped (${result.message}).`; // Python says which
-      this.say(`${state} Reset to run it again.`);
+      state = `Stopped (${result.message}).${compared}`; // Python says which
+      const next = this.code ? "Edit the code to run it again, or Reset to go back to the tested code." : "Reset to run it again.";
+      this.say(`${state} ${next}`);
     } else {
-      state = `Paused after request ${requests}.`;
+      state = `Paused after request ${requests}.${compared}`;
       this.say(`${state} Step sends the next one.`);
     }
     // one announcement: a step's new lines, or for Run to end a summary (not every line)
@@ -381,6 +418,7 @@ class Widget {
     this.demo?.reset();
     this.demo = null;
     this.fresh = true;
+    this.stale = false;
     this.finished = false;
     this.canRetry = false;
     this.list.replaceChildren();
@@ -395,8 +433,21 @@ class Widget {
       await runtime.send({ action: "reset", recipe: this.recipe, session: this.session });
     }
     this.clear();
-    this.say("Reset. Click Step to run the code again.");
+    const edited = this.edit?.code();
+    this.edit?.reset();
+    this.code = null;
+    this.say(edited ? "Reset: the tested code is back. Click Step to run it." : "Reset. Click Step to run the code again.");
     this.announce("Reset.");
+  }
+
+  // The edited code kept the worker busy past its budget: the worker was ended (the next
+  // run starts a new one); this widget stays usable, with what the run showed so far.
+  stopped(reason) {
+    this.finished = true;
+    this.root.dataset.state = "done";
+    this.root.dataset.outcome = "budget";
+    this.say(`Stopped: ${reason}. Edit the code to run it again, or Reset.`);
+    this.announce(`Stopped: ${reason}.`);
   }
 
   // Start the runtime again (a new worker) and repeat what failed.
@@ -437,7 +488,10 @@ class Widget {
 
 function init() {
   const roots = document.querySelectorAll(".tryit:not([data-state])");
-  for (const root of roots) new Widget(root);
+  const widgets = [...roots].map((root) => new Widget(root));
+  // a share link (#tryit=<recipe>.<data>) opens the first widget of its recipe with its code
+  const shared = widgets.find((w) => w.edit?.sharedHere());
+  if (shared) shared.act("shared");
   if (roots.length) (globalThis.requestIdleCallback || setTimeout)(prepareWorker);
 }
 

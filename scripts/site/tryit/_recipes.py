@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import itertools
 import tomllib
+from collections.abc import Mapping
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 from types import ModuleType
@@ -143,6 +145,8 @@ class Recipe:
         demo: Its ``[demo]`` table.
         real: Its ``[real]`` table: what a real run needs that a browser cannot run (then
             the recipe has no "Try it").
+        sources: The reader's edited files (``{file name: text}``, see :meth:`edited`),
+            loaded instead of the folder's; empty for the tested recipe.
     """
 
     name: str
@@ -151,6 +155,32 @@ class Recipe:
     title: str = ""
     demo: Demo = field(default_factory=Demo)
     real: Real | None = None
+    sources: Mapping[str, str] = field(default_factory=dict)
+
+    @property
+    def editable(self) -> str:
+        """The file a reader may edit in the "Try it" editor: the one that drives the demo,
+        ``client.py`` (:attr:`driver` ``"client"``) or the app, ``app.py``."""
+        return "client.py" if self.driver == "client" else self.app_file
+
+    def edited(self, sources: Mapping[str, str]) -> Recipe:
+        """This recipe with the reader's edited files loaded instead of its own.
+
+        Raises:
+            ValueError: ``sources`` names a file other than :attr:`editable`, or a text
+                that is not a string.
+        """
+        if not isinstance(sources, Mapping):
+            raise ValueError(f"code must be an object {{file name: text}}, got {sources!r:.60}")
+        for name, text in sources.items():
+            if name != self.editable:
+                raise ValueError(
+                    f"code: recipe {self.name} lets the reader edit {self.editable} only, "
+                    f"not {name!r:.60}"
+                )
+            if not isinstance(text, str):
+                raise ValueError(f"code[{name!r}] must be the file's text, got {type(text)}")
+        return dataclasses.replace(self, sources=dict(sources))
 
     @property
     def in_browser(self) -> bool:
@@ -178,9 +208,18 @@ class Recipe:
         return "server.py" if self.library == "resq" else "app.py"
 
     def load(self, filename: str) -> ModuleType:
-        """Import ``filename`` from the folder as a fresh module (new state every run)."""
+        """Import ``filename`` from the folder as a fresh module (new state every run); an
+        edited file (:attr:`sources`) is compiled from its text, under its own name (so a
+        traceback says ``File "client.py", line 12``)."""
         path = self.folder / filename
         stem = f"recipe_{self.name.replace('-', '_')}_{path.stem}_{next(_counter)}"
+        if filename in self.sources:
+            from tryit._edits import compile_edited
+
+            module = ModuleType(stem)
+            module.__file__ = filename
+            exec(compile_edited(self.sources[filename], filename), module.__dict__)
+            return module
         spec = importlib.util.spec_from_file_location(stem, path)
         if spec is None or spec.loader is None:
             raise ImportError(f"cannot import {path}")

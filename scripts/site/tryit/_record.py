@@ -329,7 +329,8 @@ class Recorder:
 
     def stop(self, outcome: str, message: str) -> None:
         """End the run: ``outcome`` is ``"terminal"``, ``"window"``, ``"unfinished"`` (resq
-        code that returned holding a bad answer) or ``"error"``."""
+        code that returned holding a bad answer), ``"error"`` or ``"budget"`` (edited code
+        stopped by its budget: ``tryit._edits``)."""
         self.outcome, self.message = outcome, message
         self.line(f"= {message}")
 

@@ -27,6 +27,12 @@ from tryit._recipes import Recipe
 from tryit._record import Recorder, RecordingApp, reason_of
 
 BASE_URL = "http://recipe.localhost"
+#: An edited client's run shows its times as they are, to the millisecond: the recipe's
+#: interval (to which a real run's times are rounded) would hide the very change the reader
+#: made (``delay=1`` instead of 2), and a client's virtual times are exact. A hedron page's
+#: are not (htmx waits 20 ms to settle each swap): an edited app keeps the recipe's interval,
+#: so that what did not change compares equal with the tested run.
+EXACT_INTERVAL = 0.001
 # What a browser never shows to a page's script (XMLHttpRequest hides them too).
 _HIDDEN_HEADERS = {"set-cookie", "set-cookie2"}
 
@@ -131,7 +137,11 @@ class AppServer:
         self.clock = DemoClock(runner)
         self.recorder = Recorder(
             clock=self.clock,
-            interval=recipe.demo.interval,
+            interval=(
+                EXACT_INTERVAL
+                if recipe.sources and recipe.driver == "client"
+                else recipe.demo.interval
+            ),
             window=recipe.demo.window,
             ok=engine_verdict(recipe.demo.adapter) if recipe.driver == "client" else None,
         )

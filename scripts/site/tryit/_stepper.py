@@ -19,7 +19,8 @@ from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any
 
-from tryit._recipes import load_recipe
+from tryit._edits import budget_exceeded
+from tryit._recipes import Recipe, load_recipe
 from tryit._record import Answer, Recorder, Swap, reason_of
 
 MAX_STEPS = 500
@@ -34,7 +35,7 @@ class StepResult:
         swaps: HTML swaps for the demo panel, in order.
         done: The scenario has finished.
         outcome: How it finished (``"terminal"``, ``"window"``, ``"unfinished"``,
-            ``"error"``) once done.
+            ``"error"``, or ``"budget"``: edited code stopped by its budget) once done.
         message: A sentence saying which (for the widget's status line).
     """
 
@@ -103,6 +104,7 @@ class Stepper:
         self._sent_lines = 0
         self._shown: Answer | None = None
         self.steps = 0
+        self.error: BaseException | None = None  #: what the recipe code raised, if it did
 
     @property
     def done(self) -> bool:
@@ -134,7 +136,17 @@ class Stepper:
         try:
             await self._scenario(self)
         except Exception as exc:  # the demo reports any failure of the recipe code
-            self.recorder.fail(exc)
+            self.error = exc
+            stopped = budget_exceeded(exc)
+            if stopped is not None:  # inside an exception group
+                self.recorder.stop("budget", str(stopped))
+            else:
+                self.recorder.fail(exc)
+        except BaseException as exc:
+            stopped = budget_exceeded(exc)
+            if stopped is None:
+                raise
+            self.recorder.stop("budget", str(stopped))
         else:
             self.recorder.returned()
 
@@ -165,6 +177,14 @@ class Stepper:
                 break
         return total
 
+    async def halt(self, outcome: str, message: str) -> StepResult:
+        """End the run from outside (an edited run past its budget of requests): cancel the
+        scenario, write the end line, return what was not returned yet."""
+        await self.close()
+        if not self.done:
+            self.recorder.stop(outcome, message)
+        return self._collect()
+
     async def close(self) -> None:
         """Cancel the scenario if it is still running (Reset)."""
         task, self._task = self._task, None
@@ -191,20 +211,21 @@ class Stepper:
         return result
 
 
-def open_demo(name: str, **kwargs: Any) -> Stepper:
+def open_demo(name: str | Recipe, **kwargs: Any) -> Stepper:
     """A :class:`Stepper` for the recipe ``name`` whose client sends the requests (every resq
-    recipe, and a hedron recipe with a ``client.py``).
+    recipe, and a hedron recipe with a ``client.py``); a :class:`Recipe` may carry the
+    reader's edited files (:meth:`Recipe.edited`).
 
     Raises:
         ValueError: ``name`` is a hedron recipe driven by its page: its requests are sent by
             the page's htmx (the demo panel), not stepped here.
     """
-    recipe = load_recipe(name)
+    recipe = load_recipe(name) if isinstance(name, str) else name
     recipe.check_in_browser()
     if recipe.driver != "client":
         raise ValueError(
-            f"recipe {name}: hedron recipes are driven by the page's demo panel (panel.mjs), "
-            "not stepped in Python"
+            f"recipe {recipe.name}: hedron recipes are driven by the page's demo panel "
+            "(panel.mjs), not stepped in Python"
         )
     from tryit._resq_demo import scenario
     from tryit._server import AppServer

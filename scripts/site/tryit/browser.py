@@ -13,6 +13,13 @@ widget on the page):
   virtual time ``t`` (with the new transcript lines); ``{"action": "end", "how"}`` writes the
   line that says how the run ended; ``{"action": "reset"}`` drops the session.
 
+The reader's edited code (the widget's editor) comes with the message that starts a session
+(a fresh ``step``/``run``, or ``open``): ``"code": {"client.py": text}`` (or ``app.py``), which
+that session loads instead of the recipe's file. An edited session is bounded
+(``tryit._edits``: time per message, requests per run), and an error of its code is answered
+as ``"error": {"traceback", "message", "file", "line"}`` (with the transcript's end line)
+instead of failing the message.
+
 Pyodide has no threads, so :func:`install_inline_threadpool` makes anyio's thread offload
 (what Starlette/FastAPI use for plain ``def`` endpoints and dependencies) call the function
 inline. That is only correct in this single-user, in-process demo runtime.
@@ -26,12 +33,15 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-from tryit._recipes import load_recipe
+from tryit._edits import BUDGET_REQUESTS, armed, budget_exceeded, describe_error
+from tryit._recipes import Recipe, load_recipe
+from tryit._record import Recorder
 from tryit._server import PageServer
 from tryit._stepper import Stepper, StepResult, open_demo
 
 _demos: dict[str, Stepper] = {}
 _pages: dict[str, PageServer] = {}
+_edited: dict[str, Recipe] = {}  # the sessions that run the reader's edited code
 
 
 def install_inline_threadpool() -> None:
@@ -83,6 +93,10 @@ async def handle(message: str) -> str:
         await _drop(key)
         if action == "reset":
             return json.dumps(StepResult().as_dict())
+    if msg.get("code") is not None:
+        if not (msg.get("fresh") or action == "open"):
+            raise ValueError("handle(): 'code' comes with the message that starts a session")
+        _edited[key] = load_recipe(name).edited(msg["code"])
     if action in ("open", "request", "end"):
         return json.dumps(await _serve(action, name, key, msg))
     if action not in ("step", "run"):
@@ -93,11 +107,35 @@ async def handle(message: str) -> str:
     if _needs_blocking(name) and not can_block():
         reason = "this browser cannot pause synchronous Python code (no JSPI)"
         return json.dumps({**StepResult().as_dict(), "unsupported": reason})
+    edited = _edited.get(key)
     stepper = _demos.get(key)
     if stepper is None:
-        stepper = _demos[key] = open_demo(name)
-    result = await (stepper.step() if action == "step" else stepper.run_to_end())
-    return json.dumps(result.as_dict())
+        stepper = _demos[key] = open_demo(edited or name)
+    if edited is None:
+        result = await (stepper.step() if action == "step" else stepper.run_to_end())
+        return json.dumps(result.as_dict())
+    return json.dumps(await _step_edited(stepper, action, edited))
+
+
+async def _step_edited(stepper: Stepper, action: str, recipe: Recipe) -> dict[str, Any]:
+    """A step (or a run) of edited code: bounded, its error described."""
+    with armed():
+        if action == "step":
+            result = await stepper.step()
+        else:
+            result = await stepper.run_to_end(limit=max(1, BUDGET_REQUESTS - stepper.steps))
+    if not result.done and stepper.steps >= BUDGET_REQUESTS:
+        message = (
+            f"stopped: the edited code sent {BUDGET_REQUESTS} requests without ending"
+            " (the budget of an edited run)"
+        )
+        end = await stepper.halt("budget", message)
+        result.lines += end.lines
+        result.done, result.outcome, result.message = True, end.outcome, end.message
+    answer = result.as_dict()
+    if result.done and stepper.error is not None and budget_exceeded(stepper.error) is None:
+        answer["error"] = describe_error(stepper.error, recipe.folder, recipe.sources)
+    return answer
 
 
 async def _drop(key: str) -> None:
@@ -107,25 +145,62 @@ async def _drop(key: str) -> None:
     page = _pages.pop(key, None)
     if page is not None:
         await page.aclose()
+    _edited.pop(key, None)
 
 
 async def _serve(action: str, name: str, key: str, msg: dict[str, Any]) -> dict[str, Any]:
     """The hedron demo's server side: open a fresh app, answer a request, end the run."""
+    edited = _edited.get(key)
     if action == "open":
         await _drop(key)
-        recipe = load_recipe(name)
+        recipe = edited or load_recipe(name)
         recipe.check_in_browser()
-        fresh = _pages[key] = PageServer(recipe)
+        if edited is None:
+            fresh = _pages[key] = PageServer(recipe)
+            return fresh.settings()
+        _edited[key] = edited
+        try:
+            with armed():
+                fresh = _pages[key] = PageServer(recipe)
+        except BaseException as exc:  # the edited app.py does not even load
+            return _page_error(exc, Recorder(clock=lambda: 0.0), recipe)
         return fresh.settings()
     server = _pages.get(key)
     if server is None:
         raise ValueError(f"handle(): {action!r} before 'open' for session {key!r}")
     if action == "end":
         return server.end(str(msg.get("how")))
-    return await server.request(
+    request = server.request(
         str(msg.get("method", "GET")).upper(),
         msg.get("url"),
         list(msg.get("headers") or []),
         msg.get("body"),
         msg.get("t"),
     )
+    if edited is None:
+        return await request
+    try:
+        with armed():
+            return await request
+    except BaseException as exc:  # the edited app failed (or ran past its budget)
+        answer = _page_error(exc, server.recorder, edited)
+        return {**answer, "lines": server.new_lines()}
+
+
+def _page_error(exc: BaseException, recorder: Recorder, recipe: Recipe) -> dict[str, Any]:
+    """The answer to a hedron page when the edited app fails: how the run ended, and why."""
+    stopped = budget_exceeded(exc)
+    if stopped is not None:
+        recorder.stop("budget", str(stopped))
+    elif isinstance(exc, Exception):
+        recorder.fail(exc)
+    else:
+        raise exc
+    answer: dict[str, Any] = {
+        "lines": recorder.lines,
+        "outcome": recorder.outcome,
+        "message": recorder.message,
+    }
+    if stopped is None:
+        answer["error"] = describe_error(exc, recipe.folder, recipe.sources)
+    return answer
