@@ -1,27 +1,35 @@
 #!/usr/bin/env python3
 """Benchmark hedron against bare FastAPI, side by side in one run, and time Table rendering.
 
-Prints:
+Prints, for a hedron page (``@app.page``, full document, rendered per request), a status
+fragment route (``fragment(Status(...))``) and a job-status fragment
+(``job_status_response(backend.get(...))`` over an in-memory backend):
 
-* requests/s of a hedron page (``@app.page``, full document, rendered per request) and of a
-  status fragment route (``fragment(Status(...))``) against a bare FastAPI route returning the
-  same HTML as a constant string (and, in-process, against a bare route that renders the same
-  HTML with ``hedron_core`` per request, which isolates hedron's app layer), measured (a)
-  in-process through the ASGI interface in CPU time, which isolates framework cost from the
-  machine's load, and (b) over real HTTP: each app in its own uvicorn process on 127.0.0.1,
-  one keep-alive client connection (wall clock and server CPU time). Both sides answer
-  byte-identical bodies (checked before measuring; the servers render with the client's
-  CSRF token), run under the same uvicorn settings and are measured in alternating order.
-  Goal: hedron >= 0.8x the bare route.
+* **under load** (the goal): each app in its own uvicorn process on 127.0.0.1 (same uvicorn
+  settings), loaded by a wrk-style generator in another process (``bench_load.py``: 32
+  keep-alive connections, each sending its next request as soon as the answer is in), for
+  ``ROUNDS`` interleaved rounds (the order of the servers rotates every round). Requests per
+  second (wall clock) and per second of the server's CPU time (robust to the machine's other
+  load). Two bare FastAPI routes answer each path with the bytes hedron sends, checked before
+  measuring: **bare+headers** also sends the same response headers (security headers, cache
+  and vary headers; the comparison fair to what hedron adds), **bare** sends only FastAPI's
+  own (plain). Goal: hedron >= 0.85x bare+headers.
+* in-process through the ASGI interface (requests per CPU-second; framework cost without
+  sockets), against the constant answer and against a bare route that renders the same HTML
+  with ``hedron_core`` per request (which isolates hedron's app layer).
 * render time of a 1,000-row ``Table`` (text cells, then with a component in every row).
 
-Run: ``.venv/bin/python scripts/bench_hedron.py`` (about a minute and a half).
+Ratios are of the medians; in brackets the lowest and highest ratio of one round's pair.
+The load average is printed before and after (the machine is shared).
+
+Run: ``.venv/bin/python scripts/bench_hedron.py`` (about four minutes).
 """
 
 from __future__ import annotations
 
 import asyncio
 import http.client
+import json
 import os
 import secrets
 import socket
@@ -33,13 +41,15 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-import psutil
 from fastapi import FastAPI
 from fastapi.responses import HTMLResponse
+from starlette.responses import Response
 
 from hedron import Badge, ComponentRef, Hedron, Page, Poll, Status, Table, Text, fragment, render
+from hedron.jobs import job_status_response
 from hedron_core.document import render_document
-from hedron_core.security import csrf_key, csrf_token_for
+from hedron_core.jobs import InMemoryJobBackend, JobState
+from hedron_core.security import csrf_key, csrf_token_for, security_headers
 
 # The uvicorn processes import this module too: they take the token from the environment so
 # both servers render exactly the HTML (and expect exactly the cookie) the client uses.
@@ -51,6 +61,10 @@ COOKIE = f"hedron_csrf={NONCE}"
 # The token hedron's pages carry is made from the cookie's value and the session secret.
 TOKEN = csrf_token_for(NONCE, csrf_key(SECRET))
 ROUNDS = 7
+LOAD_ROUNDS = 10
+LOAD_SECONDS = 1.5
+SCOPE = {"auth_subject": "bench", "tenant_id": "bench"}
+PATHS = {"page (full document)": "/page", "status fragment": "/status", "job-status": "/job"}
 
 
 def make_page() -> Page:
@@ -62,8 +76,18 @@ def make_page() -> Page:
     )
 
 
-def build_apps() -> tuple[Hedron, FastAPI]:
+def make_backend() -> tuple[InMemoryJobBackend, str]:
+    """An in-memory backend holding one RUNNING job at 3 of 10 (and the job's id)."""
+    backend = InMemoryJobBackend()
+    job = backend.submit("export", {"rows": 10}, **SCOPE)
+    backend.mark(job.id, JobState.RUNNING)
+    backend.progress(job.id, 3, 10, "Exporting rows")
+    return backend, job.id
+
+
+def build_hedron() -> Hedron:
     hedron_app = Hedron(title="Bench", session_secret=SECRET)
+    backend, job_id = make_backend()
 
     @hedron_app.page("/page")
     async def page() -> Page:
@@ -73,29 +97,62 @@ def build_apps() -> tuple[Hedron, FastAPI]:
     async def status() -> HTMLResponse:
         return fragment(Status("Running 3 of 10"))
 
-    page_html = render_document(make_page(), title="Bench", csrf_token=TOKEN)
-    status_html = render(Status("Running 3 of 10"))
+    @hedron_app.get("/job")
+    async def job() -> Response:
+        return job_status_response(backend.get(job_id, **SCOPE), **SCOPE)
+
+    return hedron_app
+
+
+def answers() -> dict[str, tuple[int, bytes, dict[str, str]]]:
+    """What hedron answers on each path: status, body, and the headers its routes add (the
+    security headers come on top of these)."""
+    backend, job_id = make_backend()
+    job = job_status_response(backend.get(job_id, **SCOPE), **SCOPE)
+    job_headers = {
+        k: v for k, v in job.headers.items() if k not in ("content-length", "content-type")
+    }
+    return {
+        "/page": (
+            200,
+            render_document(make_page(), title="Bench", csrf_token=TOKEN).encode(),
+            {"cache-control": "no-store", "vary": "HX-Request"},
+        ),
+        "/status": (200, render(Status("Running 3 of 10")).encode(), {}),
+        "/job": (job.status_code, bytes(job.body), job_headers),
+    }
+
+
+def _constant(body: bytes, code: int, headers: dict[str, str] | None) -> Callable[[], Any]:
+    async def answer() -> HTMLResponse:  # no parameters: nothing for FastAPI to parse
+        return HTMLResponse(body, status_code=code, headers=headers)
+
+    return answer
+
+
+def build_bare(*, with_headers: bool, rendered: bool = False) -> FastAPI:
+    """Bare FastAPI answering hedron's bytes as constants; ``with_headers`` adds the response
+    headers hedron sends; ``rendered`` adds routes that render the HTML per request."""
     bare = FastAPI(docs_url=None, redoc_url=None, openapi_url=None)
+    secure = {k.decode(): v.decode() for k, v in security_headers("standard")}
+    for path, (code, body, extra) in answers().items():
+        headers = {**extra, **secure} if with_headers else None
 
-    @bare.get("/page")
-    async def bare_page() -> HTMLResponse:
-        return HTMLResponse(page_html)
+        bare.add_api_route(
+            path, _constant(body, code, headers), methods=["GET"], response_model=None
+        )
+    if rendered:
+        # The same HTML built per request with hedron_core on a bare FastAPI route: the ratio
+        # against these isolates hedron's app layer (sessions, headers, CSRF cookie, routing).
+        @bare.get("/page-rendered")
+        async def bare_page_rendered() -> HTMLResponse:
+            return HTMLResponse(render_document(make_page(), title="Bench", csrf_token=TOKEN))
 
-    @bare.get("/status")
-    async def bare_status() -> HTMLResponse:
-        return HTMLResponse(status_html)
+        @bare.get("/status-rendered")
+        async def bare_status_rendered() -> HTMLResponse:
+            return HTMLResponse(render(Status("Running 3 of 10")))
 
-    # The same HTML built per request with hedron_core on a bare FastAPI route: the ratio
-    # against these isolates hedron's app layer (sessions, headers, CSRF cookie, routing).
-    @bare.get("/page-rendered")
-    async def bare_page_rendered() -> HTMLResponse:
-        return HTMLResponse(render_document(make_page(), title="Bench", csrf_token=TOKEN))
-
-    @bare.get("/status-rendered")
-    async def bare_status_rendered() -> HTMLResponse:
-        return HTMLResponse(render(Status("Running 3 of 10")))
-
-    return hedron_app, bare
+    return bare
 
 
 # -- in-process ASGI ---------------------------------------------------------------------
@@ -147,17 +204,22 @@ async def asgi_rps(app: Any, path: str, seconds: float, expect_body: bytes | Non
     return count / elapsed
 
 
-# -- real HTTP ---------------------------------------------------------------------------
+# -- under load ---------------------------------------------------------------------------
 
 
 def make_hedron() -> Hedron:
     """uvicorn factory: the hedron app."""
-    return build_apps()[0]
+    return build_hedron()
 
 
-def make_bare() -> FastAPI:
-    """uvicorn factory: the bare FastAPI app."""
-    return build_apps()[1]
+def make_bare_headers() -> FastAPI:
+    """uvicorn factory: bare FastAPI sending hedron's bytes and headers."""
+    return build_bare(with_headers=True)
+
+
+def make_bare_plain() -> FastAPI:
+    """uvicorn factory: bare FastAPI sending hedron's bytes only."""
+    return build_bare(with_headers=False)
 
 
 class Served:
@@ -171,7 +233,7 @@ class Served:
             sys.executable, "-m", "uvicorn", f"bench_hedron:{factory}", "--factory",
             "--app-dir", str(Path(__file__).resolve().parent), "--host", "127.0.0.1",
             "--port", str(self.port), "--log-level", "warning", "--http", "h11",
-            "--lifespan", "off",
+            "--lifespan", "off", "--no-access-log",
         ]  # fmt: skip
         self.proc: subprocess.Popen[bytes] | None = None
 
@@ -200,46 +262,55 @@ class Served:
                 self.proc.wait(5)
 
 
-def http_body(served: Served, path: str) -> bytes:
-    """One GET of ``path`` with the benchmark's cookie; the response body."""
+_TRANSPORT_HEADERS = frozenset({"date", "server"})
+
+
+def http_answer(served: Served, path: str) -> tuple[int, bytes, list[tuple[str, str]]]:
+    """One GET of ``path`` with the benchmark's cookie: status, body and headers (without
+    ``date``/``server``, which uvicorn adds to both), sorted."""
     conn = http.client.HTTPConnection("127.0.0.1", served.port, timeout=10)
     try:
-        conn.request("GET", path, headers={"Cookie": COOKIE})
+        conn.request("GET", path, headers={"Cookie": COOKIE, "Accept": "*/*"})
         response = conn.getresponse()
-        assert response.status == 200, (path, response.status)
-        return response.read()
+        headers = sorted(
+            (k.lower(), v) for k, v in response.getheaders() if k.lower() not in _TRANSPORT_HEADERS
+        )
+        return response.status, response.read(), headers
     finally:
         conn.close()
 
 
-def http_rps(served: Served, path: str, seconds: float) -> tuple[float, float]:
-    """(requests per wall-clock second, requests per second of server CPU time)."""
-    assert served.proc is not None
-    server = psutil.Process(served.proc.pid)
-    conn = http.client.HTTPConnection("127.0.0.1", served.port, timeout=10)
-    conn.connect()
-    assert conn.sock is not None
-    conn.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-    headers = {"Cookie": COOKIE}
-    try:
-        for _ in range(100):
-            conn.request("GET", path, headers=headers)
-            conn.getresponse().read()
-        count = 0
-        cpu_before = sum(server.cpu_times()[:2])
-        start = time.perf_counter()
-        end = start + seconds
-        while time.perf_counter() < end:
-            conn.request("GET", path, headers=headers)
-            response = conn.getresponse()
-            response.read()
-            assert response.status == 200
-            count += 1
-        wall = time.perf_counter() - start
-        cpu = sum(server.cpu_times()[:2]) - cpu_before
-        return count / wall, count / max(cpu, 1e-9)
-    finally:
-        conn.close()
+class LoadGenerator:
+    """``bench_load.py`` in its own process, driven one JSON line per run."""
+
+    def __enter__(self) -> LoadGenerator:
+        script = Path(__file__).resolve().parent / "bench_load.py"
+        self.proc = subprocess.Popen(
+            [sys.executable, str(script)], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+        )
+        return self
+
+    def run(self, served: Served, path: str, seconds: float) -> tuple[float, float]:
+        """(requests per wall-clock second, requests per second of server CPU time)."""
+        assert self.proc.stdin is not None
+        assert self.proc.stdout is not None
+        assert served.proc is not None
+        job = {"port": served.port, "path": path, "cookie": COOKIE, "seconds": seconds}
+        self.proc.stdin.write(json.dumps({**job, "pid": served.proc.pid}) + "\n")
+        self.proc.stdin.flush()
+        result = json.loads(self.proc.stdout.readline())
+        if result["bad"]:
+            raise SystemExit(f"{path}: {result['bad']} answers were not 200")
+        return result["count"] / result["wall"], result["count"] / max(result["server_cpu"], 1e-9)
+
+    def __exit__(self, *exc: object) -> None:
+        assert self.proc.stdin is not None
+        self.proc.stdin.close()
+        self.proc.wait(30)
+
+
+def load_average() -> str:
+    return "load average " + ", ".join(f"{x:.2f}" for x in os.getloadavg())
 
 
 # -- rendering ---------------------------------------------------------------------------
@@ -260,23 +331,20 @@ def report(name: str, ours: list[float], theirs: list[float]) -> None:
     """One line: both medians, their ratio and the range of the per-round ratios."""
     a, b = statistics.median(ours), statistics.median(theirs)
     rounds = [x / y for x, y in zip(ours, theirs, strict=True)]
-    spread = f"({min(rounds):.2f}-{max(rounds):.2f})"
-    print(f"  {name:<48}{a:>10,.0f}{b:>10,.0f}{a / b:>7.2f}x  {spread}")
+    spread = f"[{min(rounds):.2f}-{max(rounds):.2f}]"
+    print(f"  {name:<52}{a:>9,.0f}{b:>9,.0f}{a / b:>7.2f}x  {spread}")
 
 
-def main() -> None:
-    hedron_app, bare = build_apps()
-    expected = {
-        "/page": render_document(make_page(), title="Bench", csrf_token=TOKEN).encode(),
-        "/status": render(Status("Running 3 of 10")).encode(),
-    }
-    print("hedron vs bare FastAPI (same HTML, checked); median of", ROUNDS, "interleaved rounds")
-    print("(in-process: requests per CPU-second of the benchmark process)")
-    print("(ratio of the medians; in brackets the lowest and highest ratio of one round's pair)")
-    print(f"{'':50}{'hedron':>10}{'bare':>10}{'ratio':>8}   {'per round':<11}")
+def in_process() -> None:
+    hedron_app = build_hedron()
+    bare = build_bare(with_headers=True, rendered=True)
+    expected = {path: body for path, (_, body, _) in answers().items()}
+    print(f"\nin-process, requests per CPU-second; median of {ROUNDS} interleaved rounds")
+    print(f"{'':54}{'hedron':>9}{'bare':>9}{'ratio':>8}  {'[per round]'}")
     cases = (
-        ("page vs constant HTML", "/page", "/page"),
-        ("fragment vs constant", "/status", "/status"),
+        ("page vs constant+headers", "/page", "/page"),
+        ("fragment vs constant+headers", "/status", "/status"),
+        ("job-status vs constant+headers", "/job", "/job"),
         ("page vs bare+render", "/page", "/page-rendered"),
         ("fragment vs bare+render", "/status", "/status-rendered"),
     )
@@ -288,22 +356,51 @@ def main() -> None:
                     ours.append(asyncio.run(asgi_rps(hedron_app, path, 0.4, expected[path])))
                 else:
                     theirs.append(asyncio.run(asgi_rps(bare, bare_path, 0.4, expected[path])))
-        report(f"in-process req/CPU-s, {label}", ours, theirs)
-    with Served("make_hedron") as ours_srv, Served("make_bare") as bare_srv:
-        for path in ("/page", "/status"):  # the comparison is only fair for identical bodies
-            if http_body(ours_srv, path) != http_body(bare_srv, path):
-                raise SystemExit(f"hedron and bare answer {path} with different HTML")
-        for label, path in (("page (full document)", "/page"), ("status fragment", "/status")):
-            ours_http, bare_http = [], []
-            for r in range(ROUNDS):  # alternate which server goes first
-                for side in (0, 1) if r % 2 else (1, 0):
-                    if side == 0:
-                        ours_http.append(http_rps(ours_srv, path, 1.5))
-                    else:
-                        bare_http.append(http_rps(bare_srv, path, 1.5))
-            for i, kind in enumerate(("req/s (wall)", "req/server-CPU-s")):
-                ours_i = [x[i] for x in ours_http]
-                report(f"uvicorn {kind}, {label}", ours_i, [x[i] for x in bare_http])
+        report(label, ours, theirs)
+
+
+def under_load() -> None:
+    names = ("hedron", "bare+headers", "bare")
+    factories = ("make_hedron", "make_bare_headers", "make_bare_plain")
+    print(
+        f"\nunder load: uvicorn (one process each) and a load generator in another process, "
+        f"{LOAD_ROUNDS} interleaved rounds of {LOAD_SECONDS:g} s per server and path"
+    )
+    with (
+        Served(factories[0]) as ours,
+        Served(factories[1]) as fair,
+        Served(factories[2]) as plain,
+        LoadGenerator() as load,
+    ):
+        servers = (ours, fair, plain)
+        for path in PATHS.values():  # the comparison is only fair for identical answers
+            got = [http_answer(s, path) for s in servers]
+            if len({(code, body) for code, body, _ in got}) != 1:
+                raise SystemExit(f"hedron and bare answer {path} with different bytes")
+            if got[0][2] != got[1][2]:
+                raise SystemExit(f"{path}: bare+headers sends {got[1][2]}, hedron {got[0][2]}")
+        print("(same bytes on all three, same headers on hedron and bare+headers: checked)")
+        print(f"{'':54}{'hedron':>9}{'bare':>9}{'ratio':>8}  {'[per round]'}")
+        for label, path in PATHS.items():
+            runs: dict[str, list[tuple[float, float]]] = {n: [] for n in names}
+            for r in range(LOAD_ROUNDS):  # rotate which server goes first
+                order = [(r + i) % 3 for i in range(3)]
+                for i in order if r % 2 == 0 else reversed(order):
+                    runs[names[i]].append(load.run(servers[i], path, LOAD_SECONDS))
+            for other in names[1:]:
+                for k, kind in enumerate(("req/s", "req/CPU-s")):
+                    report(
+                        f"{label}, {kind} vs {other}",
+                        [x[k] for x in runs["hedron"]],
+                        [x[k] for x in runs[other]],
+                    )
+
+
+def main() -> None:
+    print(f"hedron vs bare FastAPI ({load_average()})")
+    under_load()
+    in_process()
+    print(f"({load_average()})")
 
     rows = 1000
     text_rows = [[f"job-{i}", "succeeded", i, f"note <{i}> & more"] for i in range(rows)]

@@ -4,10 +4,13 @@ from __future__ import annotations
 
 import httpx
 import pytest
+from fastapi import Request
 from hedron_support import SECRET
 
 from hedron import ComponentRef, Hedron, Page, Text, TrustedURL
+from hedron._middleware import HedronMiddleware
 from hedron._sessions import read_cookies
+from hedron.csrf import csrf_token
 from hedron_core._html import element
 from hedron_core.security import csrf_key, csrf_token_for, valid_token_format
 
@@ -107,6 +110,42 @@ async def test_page_mode_and_csrf_cookie_with_unrelated_cookies() -> None:
         issued = unrelated.headers.get_list("set-cookie")
         assert len(issued) == 1
         assert issued[0].startswith("hedron_csrf=")
+
+
+@pytest.mark.anyio
+async def test_remembered_csrf_tokens_stay_right_and_bounded(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The middleware remembers each well-formed cookie's token (one HMAC per client): the
+    # token stays the HMAC of that very cookie, a malformed cookie is never remembered
+    # (always replaced), and the memory is bounded.
+    monkeypatch.setattr("hedron._middleware._TOKEN_CACHE_SIZE", 3)
+    app = Hedron(title="T", session_secret=SECRET)
+
+    @app.get("/token")
+    async def token_of(request: Request) -> dict[str, object]:
+        return {"token": csrf_token(request)}
+
+    key = csrf_key(SECRET)
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+        for _ in range(2):  # the second pass reads what the first one remembered
+            for letter in "abcde":
+                value = letter * 43
+                answer = await client.get("/token", headers={"Cookie": f"hedron_csrf={value}"})
+                assert answer.json()["token"] == csrf_token_for(value, key)
+                assert "set-cookie" not in answer.headers
+        for _ in range(2):
+            bad = await client.get("/token", headers={"Cookie": "hedron_csrf=short"})
+            issued = bad.headers.get_list("set-cookie")
+            assert len(issued) == 1
+            assert not issued[0].startswith("hedron_csrf=short")
+            nonce = issued[0].split(";")[0].removeprefix("hedron_csrf=")
+            assert bad.json()["token"] == csrf_token_for(nonce, key)
+    middleware = app.middleware_stack
+    assert isinstance(middleware, HedronMiddleware)
+    assert 0 < len(middleware._tokens) <= 3
+    assert "short" not in middleware._tokens
 
 
 def test_anchored_patterns_refuse_a_trailing_newline() -> None:

@@ -94,14 +94,16 @@ def test_hedron_1_1_3_code_runs_unchanged(served: Any) -> None:
 # -- what differs -----------------------------------------------------------------------------
 
 
-def test_a_component_from_app_get_is_json_and_never_stops_a_poll(served: Any) -> None:
+def test_a_component_from_app_get_is_html_but_never_stops_a_poll(served: Any) -> None:
     snippet = run("stop-rule/before.py")
     browser = served(snippet)
     snippet["finished"].add("7")
     answer = browser.get("/jobs/7/status", headers=HX)
     assert answer.status_code == 200  # not 286: a Poll would keep asking
-    assert answer.headers["content-type"] == "application/json"
-    assert answer.json() == {"text": "Done", "tone": "success", "id": None}
+    assert answer.headers["content-type"] == "text/html; charset=utf-8"
+    assert answer.text == (
+        '<div class="h-status h-tone-success" role="status" aria-live="polite">Done</div>'
+    )
 
 
 def test_fragment_and_286_end_the_poll(served: Any) -> None:

@@ -8,12 +8,14 @@ from typing import Any
 
 import pytest
 from fastapi import FastAPI, HTTPException, Request
+from fastapi.responses import HTMLResponse, JSONResponse
 from jobs_support import JOBS_SECRET
 
 from hedron import Hedron
 from hedron.jobs import (
     RESULT_NOT_READY_STATUS,
     JobScope,
+    JobStatusResponse,
     authorize_submit,
     bind_job_backend,
     current_job_backend,
@@ -165,6 +167,44 @@ def test_json_on_request(client: TestClient, backend: InMemoryJobBackend) -> Non
     assert (body["state"], body["terminal"], body["result"]) == ("succeeded", True, {"ok": True})
     assert "payload" not in body
     assert "scope" not in body
+
+
+def test_html_and_json_answers_carry_the_same_cache_headers(
+    client: TestClient, backend: InMemoryJobBackend
+) -> None:
+    # The HTML variant is sent as built; the JSON one is made only when asked for: both
+    # carry the same Cache-Control / Vary / Retry-After, and their own framing headers.
+    job_id = _new_job(client)
+    url = f"/jobs/{job_id}/status"
+    for headers in ({}, HX, {"Accept": "application/json"}):
+        answer = client.get(url, headers=headers)
+        assert answer.status_code == 200
+        assert answer.headers["cache-control"] == "no-store"
+        assert answer.headers["vary"] == "Accept, HX-Request"
+        assert answer.headers["retry-after"] == "2"
+        assert int(answer.headers["content-length"]) == len(answer.content)
+    assert client.get(url).headers["content-type"] == "text/html; charset=utf-8"
+    backend.mark(job_id, JobState.FAILED, error="disk full")
+    for headers in ({}, {"Accept": "application/json"}):
+        failed = client.get(url, headers=headers)
+        assert "retry-after" not in failed.headers
+        assert failed.headers["vary"] == "Accept, HX-Request"
+    assert client.get(url, headers={"Accept": "application/json"}).json()["error"] == "disk full"
+    missing = job_status_response(None, **ALICE)
+    assert missing.json_response.status_code == 404
+    assert missing.json_response.body == b'{"detail":"Job not found"}'
+
+
+def test_job_status_response_built_from_two_responses(backend: InMemoryJobBackend) -> None:
+    # The public constructor keeps working: the HTML variant's attributes, the given JSON one.
+    html = HTMLResponse("<p>x</p>", status_code=201, headers={"X-Extra": "1"})
+    json_variant = JSONResponse({"a": 1})
+    response = JobStatusResponse(html, json_variant, htmx_status_code=STOP_POLLING_STATUS)
+    assert (response.status_code, response.body) == (201, b"<p>x</p>")
+    assert response.headers["x-extra"] == "1"
+    assert response.headers["content-type"] == "text/html; charset=utf-8"
+    assert response.json_response is json_variant
+    assert response.htmx_status_code == STOP_POLLING_STATUS
 
 
 def test_foreign_and_missing_jobs_get_the_same_404(client: TestClient) -> None:

@@ -1,5 +1,5 @@
-"""Here ``@app.get`` routes are plain FastAPI: answer HTML with ``fragment()``, and end the
-poll with 286 (``job_status_response`` does both for a job backend's status)."""
+"""Here a status route answers with ``fragment()``, and ends the poll with 286
+(``job_status_response`` does both for a job backend's status)."""
 
 import secrets
 

@@ -13,10 +13,12 @@ from starlette.responses import Response
 from starlette.types import ASGIApp
 
 from hedron._blocking import run_blocking
-from hedron._middleware import CSRF_SCOPE_KEY, HedronMiddleware
+from hedron._middleware import HedronMiddleware
+from hedron._respond import Mode, component_response, page_vary, with_request
+from hedron._routes import HedronRoute
 from hedron._static import static_endpoint
 from hedron.csrf import csrf_protect
-from hedron_core import Component, render, render_document
+from hedron_core import Component
 from hedron_core._html import check_path_prefix
 from hedron_core.security import SAFE_METHODS, Profile, check_profile, check_session_secret
 
@@ -25,26 +27,6 @@ __all__ = ["Hedron"]
 F = TypeVar("F", bound=Callable[..., Any])
 Explorer = Literal["off", "development"]
 
-_REQUEST_PARAM = "hedron_request__"
-_NO_STORE = (b"cache-control", b"no-store")
-_PAGE_HEADERS = (_NO_STORE, (b"vary", b"HX-Request"))
-
-
-_HX_HEADERS = frozenset({b"hx-request", b"hx-boosted", b"hx-history-restore-request"})
-
-
-def is_htmx_request(request: Request) -> bool:
-    """``True`` for an htmx request that wants a fragment (not a boost or history restore)."""
-    seen: dict[bytes, bytes] = {}
-    for name, value in request.scope["headers"]:  # one pass; the first value of each counts
-        if name in _HX_HEADERS and name not in seen:
-            seen[name] = value
-    return (
-        seen.get(b"hx-request") == b"true"
-        and seen.get(b"hx-boosted") != b"true"
-        and seen.get(b"hx-history-restore-request") != b"true"
-    )
-
 
 class Hedron(FastAPI):
     """A FastAPI application that renders hedron components.
@@ -52,7 +34,8 @@ class Hedron(FastAPI):
     Adds sessions (``request.session``, a signed ``hedron_session`` cookie), security
     headers, CSRF protection, hedron's static files (htmx and the stylesheet, same origin),
     ``@app.page`` / ``@app.action`` routes and an optional component explorer. Plain
-    ``@app.get``/``@app.post`` routes behave as in FastAPI.
+    ``@app.get``/``@app.post`` routes behave as in FastAPI, except that a component they
+    return is answered as HTML the way ``@app.page`` answers it (not as JSON).
 
     Args:
         title: Application title (also the default document title).
@@ -97,6 +80,8 @@ class Hedron(FastAPI):
         for key in ("docs_url", "redoc_url", "openapi_url"):
             fastapi_kwargs.setdefault(key, None)
         super().__init__(title=title, **fastapi_kwargs)
+        # Plain @app.get/@app.post routes answer a returned component as HTML.
+        self.router.route_class = HedronRoute
         self.security_profile: Profile = profile
         self.explorer_mode: Explorer = explorer
         self.static_prefix = static_prefix
@@ -208,7 +193,7 @@ class Hedron(FastAPI):
     def _route(
         self,
         path: str,
-        mode: Literal["page", "fragment"],
+        mode: Mode,
         methods: Sequence[str],
         name: str | None,
         dependencies: Sequence[Any] | None,
@@ -240,26 +225,13 @@ class Hedron(FastAPI):
 
         return decorator
 
-    def _endpoint(self, func: Callable[..., Any], mode: str) -> Callable[..., Any]:
-        signature = inspect.signature(func, eval_str=True)
-        params = list(signature.parameters.values())
-        request_name = next(
-            (p.name for p in params if p.annotation is Request),
-            None,
-        )
-        added = request_name is None
-        request_key = _REQUEST_PARAM if request_name is None else request_name
-        if added:
-            params.append(
-                inspect.Parameter(
-                    _REQUEST_PARAM, inspect.Parameter.KEYWORD_ONLY, annotation=Request
-                )
-            )
+    def _endpoint(self, func: Callable[..., Any], mode: Mode) -> Callable[..., Any]:
+        signature, params, request_of = with_request(func)
         is_async = inspect.iscoroutinefunction(func)
         label = getattr(func, "__qualname__", repr(func))
 
         async def endpoint(**kwargs: Any) -> Response:
-            request: Request = kwargs.pop(request_key) if added else kwargs[request_key]
+            request = request_of(kwargs)
             if is_async:
                 result = await func(**kwargs)
             else:
@@ -273,26 +245,13 @@ class Hedron(FastAPI):
         endpoint.__doc__ = func.__doc__
         return endpoint
 
-    def _respond(self, result: object, request: Request, mode: str, label: str) -> Response:
+    def _respond(self, result: object, request: Request, mode: Mode, label: str) -> Response:
         if isinstance(result, Response):
-            if mode == "page":
-                result.headers.setdefault("Vary", "HX-Request")
-            return result
+            return page_vary(result) if mode == "page" else result
         if not isinstance(result, Component):
             raise TypeError(
                 f"{label} must return a hedron Component or a Response, got {type(result).__name__}"
             )
-        token = request.scope.get(CSRF_SCOPE_KEY)
-        if mode == "page":
-            if is_htmx_request(request):
-                html = render(result, csrf_token=token)
-            else:
-                html = render_document(
-                    result, title=self.title, static_prefix=self.static_prefix, csrf_token=token
-                )
-            response = HTMLResponse(html)
-            response.raw_headers.extend(_PAGE_HEADERS)
-        else:
-            response = HTMLResponse(render(result, csrf_token=token))
-            response.raw_headers.append(_NO_STORE)
-        return response
+        return component_response(
+            result, request, mode, title=self.title, static_prefix=self.static_prefix
+        )

@@ -33,6 +33,9 @@ _COOKIES = (CSRF_COOKIE, CSRF_HOST_COOKIE, SESSION_COOKIE)
 # Every cookie in _COOKIES contains it: a Cookie header without it is skipped unparsed.
 _COOKIE_MARK = b"hedron_"
 assert all(_COOKIE_MARK in name.encode("latin-1") for name in _COOKIES)
+# How many (well-formed cookie value -> CSRF token) pairs a middleware remembers: a client
+# sends the same cookie on every request, so its token's HMAC is computed once.
+_TOKEN_CACHE_SIZE = 4096
 
 
 class HedronMiddleware:
@@ -60,6 +63,7 @@ class HedronMiddleware:
         self._csrf_cookie = csrf_cookie_name(profile)
         self._csrf_key = csrf_key(secret)
         self._csrf_attrs = "; Path=/; SameSite=Lax; HttpOnly" + ("; Secure" if secure else "")
+        self._tokens: dict[str, str] = {}
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         kind = scope["type"]
@@ -74,15 +78,12 @@ class HedronMiddleware:
             await self.app(scope, receive, send)
             return
         existing = cookies.get(self._csrf_cookie)
-        if existing is not None and not valid_token_format(existing):
-            existing = None
-        nonce = existing or new_csrf_token()
-        token = csrf_token_for(nonce, self._csrf_key)
+        set_csrf = None
+        token = self._tokens.get(existing) if existing is not None else None
+        if token is None:
+            token, existing, set_csrf = self._csrf(existing)
         scope[COOKIE_SCOPE_KEY] = existing
         scope[CSRF_SCOPE_KEY] = token
-        set_csrf = None
-        if existing is None:
-            set_csrf = f"{self._csrf_cookie}={nonce}{self._csrf_attrs}".encode("latin-1")
 
         async def send_with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
@@ -96,6 +97,20 @@ class HedronMiddleware:
             await self.app(scope, receive, send_with_headers)
         finally:
             current_csrf_token.reset(reset)
+
+    def _csrf(self, existing: str | None) -> tuple[str, str | None, bytes | None]:
+        """(token, the cookie value if well-formed, the ``Set-Cookie`` issuing a new one)."""
+        if existing is not None and not valid_token_format(existing):
+            existing = None
+        if existing is None:
+            nonce = new_csrf_token()
+            cookie = f"{self._csrf_cookie}={nonce}{self._csrf_attrs}".encode("latin-1")
+            return csrf_token_for(nonce, self._csrf_key), None, cookie
+        token = csrf_token_for(existing, self._csrf_key)
+        if len(self._tokens) >= _TOKEN_CACHE_SIZE:
+            self._tokens.clear()
+        self._tokens[existing] = token
+        return token, existing, None
 
     def _finish_headers(
         self,

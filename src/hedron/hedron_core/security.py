@@ -24,7 +24,6 @@ token that goes with it.
 from __future__ import annotations
 
 import base64
-import hashlib
 import hmac
 import math
 import os
@@ -282,7 +281,7 @@ def csrf_token_for(cookie: str, key: bytes) -> str:
         >>> len(token), token == csrf_token_for("c" * 43, key), valid_token_format(token)
         (43, True, True)
     """
-    digest = hmac.new(key, cookie.encode("ascii"), hashlib.sha256).digest()
+    digest = hmac.digest(key, cookie.encode("ascii"), "sha256")
     return base64.urlsafe_b64encode(digest).rstrip(b"=").decode("ascii")
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable
 from typing import Any, Final
@@ -70,8 +71,10 @@ class JobStatusResponse(Response):
     """An HTML fragment by default, JSON when the request prefers it (chosen when sent).
 
     Attributes ``status_code``, ``body`` and ``headers`` describe the HTML variant;
-    :attr:`json_response` is the JSON variant.
+    :attr:`json_response` is the JSON variant (built when first needed).
     """
+
+    media_type = "text/html"
 
     def __init__(
         self,
@@ -80,14 +83,54 @@ class JobStatusResponse(Response):
         *,
         htmx_status_code: int | None = None,
     ) -> None:
-        super().__init__(
-            content=html.body, status_code=html.status_code, media_type=html.media_type
-        )
-        self.raw_headers = list(html.raw_headers)
-        self.json_response = json_response
+        self._answer(html.body, html.status_code, list(html.raw_headers), htmx_status_code)
+        self._json: JSONResponse | None = json_response
+        self._json_args: tuple[Callable[[], Any], int, dict[str, str]] | None = None
+
+    def _answer(
+        self,
+        body: bytes | memoryview,
+        status_code: int,
+        raw_headers: list[tuple[bytes, bytes]],
+        htmx_status_code: int | None,
+    ) -> None:
+        self.status_code = status_code
+        self.background = None
+        self.body = body
+        self.raw_headers = raw_headers
         #: Status of the HTML variant for an htmx request, when it differs (a missing job:
         #: 286, so a polling element shows "not found" and stops instead of polling forever).
         self.htmx_status_code = htmx_status_code
+
+    @classmethod
+    def _lazy(
+        cls,
+        html: str,
+        status_code: int,
+        headers: _Headers,
+        payload: Callable[[], Any],
+        json_status_code: int,
+        *,
+        htmx_status_code: int | None = None,
+    ) -> JobStatusResponse:
+        """The answer ``html`` whose JSON variant is made from ``payload()`` only when a
+        request asks for it (most polls are htmx's, which take the HTML)."""
+        self = cls.__new__(cls)
+        body = html.encode("utf-8")
+        raw = [*headers.raw, (b"content-length", str(len(body)).encode()), _HTML_TYPE]
+        self._answer(body, status_code, raw, htmx_status_code)
+        self._json = None
+        self._json_args = (payload, json_status_code, headers.mapping)
+        return self
+
+    @property
+    def json_response(self) -> JSONResponse:
+        """The JSON variant (``status.to_public_dict()``, or the not-found detail)."""
+        if self._json is None:
+            assert self._json_args is not None
+            payload, code, headers = self._json_args
+            self._json = JSONResponse(payload(), status_code=code, headers=headers)
+        return self._json
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         accept = None
@@ -105,11 +148,32 @@ class JobStatusResponse(Response):
         await super().__call__(scope, receive, send)
 
 
-def _headers(status: JobStatus | None, retry_after_s: int) -> dict[str, str]:
+_HTML_TYPE = (b"content-type", b"text/html; charset=utf-8")
+
+
+class _Headers:
+    """The headers of a status answer, as a mapping and as ASGI pairs (made once)."""
+
+    __slots__ = ("mapping", "raw")
+
+    def __init__(self, mapping: dict[str, str]) -> None:
+        self.mapping = mapping
+        self.raw = tuple(
+            (k.lower().encode("latin-1"), v.encode("latin-1")) for k, v in mapping.items()
+        )
+
+
+@functools.lru_cache(maxsize=64)
+def _headers(running: bool, retry_after_s: int) -> _Headers:
+    """``Cache-Control`` and ``Vary`` always, ``Retry-After`` while the job runs."""
     headers = {"Cache-Control": "no-store", "Vary": "Accept, HX-Request"}
-    if status is not None and not status.terminal:
+    if running:
         headers["Retry-After"] = str(retry_after_s)
-    return headers
+    return _Headers(headers)
+
+
+def _headers_for(status: JobStatus | None, retry_after_s: int) -> _Headers:
+    return _headers(status is not None and not status.terminal, retry_after_s)
 
 
 def _visible(status: JobStatus | None, auth_subject: str, tenant_id: str) -> JobStatus | None:
@@ -180,23 +244,21 @@ def job_status_response(
                 f"got {type(hook).__name__}"
             )
     visible = _visible(status, auth_subject, tenant_id)
-    headers = _headers(visible, retry)
+    headers = _headers_for(visible, retry)
     if visible is None:
-        html = HTMLResponse(render(_not_found_view()), status_code=404, headers=headers)
-        payload: dict[str, Any] = {"detail": NOT_FOUND_TEXT}
-        return JobStatusResponse(
-            html,
-            JSONResponse(payload, status_code=404, headers=headers),
+        return JobStatusResponse._lazy(
+            render(_not_found_view()),
+            404,
+            headers,
+            _not_found_payload,
+            404,
             htmx_status_code=STOP_POLLING_STATUS,
         )
     component = (
         view(visible) if view is not None else job_status_view(visible, result_view=result_view)
     )
     code = STOP_POLLING_STATUS if visible.terminal else 200
-    html = HTMLResponse(render(component), status_code=code, headers=headers)
-    return JobStatusResponse(
-        html, JSONResponse(visible.to_public_dict(), status_code=200, headers=headers)
-    )
+    return JobStatusResponse._lazy(render(component), code, headers, visible.to_public_dict, 200)
 
 
 def job_result_response(
@@ -224,11 +286,15 @@ def job_result_response(
     """
     retry = _check_retry(retry_after_s, "job_result_response")
     visible = _visible(status, auth_subject, tenant_id)
-    headers = _headers(visible, retry)
+    headers = _headers_for(visible, retry).mapping
     if visible is None:
-        return JSONResponse({"detail": NOT_FOUND_TEXT}, status_code=404, headers=headers)
+        return JSONResponse(_not_found_payload(), status_code=404, headers=headers)
     code = 200 if visible.terminal else RESULT_NOT_READY_STATUS
     return JSONResponse(visible.to_public_dict(), status_code=code, headers=headers)
+
+
+def _not_found_payload() -> dict[str, Any]:
+    return {"detail": NOT_FOUND_TEXT}
 
 
 def _not_found_view() -> Component:
