@@ -225,7 +225,11 @@ class HttpxEngine:
             gate.release()
 
     async def _send(self, request: RequestSnapshot) -> httpx.Response:
-        return await self._client.request(request.method, request.url, **request.replay_kwargs())
+        memo = request.engine_url
+        if memo is None or memo[0] is not request.url:  # parse it once per poll, not per attempt
+            memo = (request.url, httpx.URL(request.url))
+            object.__setattr__(request, "engine_url", memo)
+        return await self._client.request(request.method, memo[1], **request.replay_kwargs())
 
     def ok(self, response: Any) -> bool:
         """``httpx`` raises for anything but 2xx (an unfollowed 304 included)."""

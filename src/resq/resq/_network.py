@@ -26,6 +26,8 @@ from typing import Any
 import httpcore
 from httpcore._utils import is_socket_readable
 
+from resq._loops import running_asyncio_loop
+
 __all__ = ["AsyncioFirst"]
 
 _READ_LIMIT = 64 * 1024  # buffered bytes beyond which the transport stops reading
@@ -198,7 +200,7 @@ class AsyncioFirst(httpcore.AsyncNetworkBackend):
         local_address: str | None = None,
         socket_options: Iterable[Any] | None = None,
     ) -> httpcore.AsyncNetworkStream:  # fmt: skip
-        loop = _asyncio_loop()
+        loop = running_asyncio_loop()
         if loop is None:
             return await self.fallback.connect_tcp(
                 host, port, timeout, local_address, socket_options
@@ -228,11 +230,3 @@ class AsyncioFirst(httpcore.AsyncNetworkBackend):
 
     async def sleep(self, seconds: float) -> None:
         await self.fallback.sleep(seconds)
-
-
-def _asyncio_loop() -> asyncio.AbstractEventLoop | None:
-    """The running asyncio loop, or None under another event loop (trio)."""
-    try:
-        return asyncio.get_running_loop()
-    except RuntimeError:
-        return None
