@@ -288,3 +288,29 @@ def test_answer_cache_evicts_the_oldest_and_checks_its_size() -> None:
 
 def test_the_default_cache_size_is_bounded() -> None:
     assert _responses._ANSWERS.maxsize == _responses.ANSWER_CACHE_SIZE <= 10_000
+
+
+@pytest.mark.anyio
+async def test_accept_values_short_and_long_choose_the_same_way_every_time() -> None:
+    backend = InMemoryJobBackend()
+    job_id = running_job(backend)
+    app = Hedron(title="Jobs", session_secret=SECRET)
+
+    @app.get("/jobs/{jid}")
+    async def status(jid: str) -> Response:
+        return job_status_response(backend.get(jid, **OWNER), **OWNER)
+
+    long_json = "text/plain;q=0.1, " * 40 + "application/json"
+    long_html = "text/plain;q=0.1, " * 40 + "text/html, application/json;q=0.9"
+    assert len(long_json) > 256
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+        for _ in range(2):  # the second time from what the first parse remembered
+            for accept, kind in (
+                ("application/json", "application/json"),
+                ("*/*", "text/html; charset=utf-8"),
+                (long_json, "application/json"),
+                (long_html, "text/html; charset=utf-8"),
+            ):
+                answer = await client.get(f"/jobs/{job_id}", headers={"accept": accept})
+                assert answer.headers["content-type"] == kind, accept

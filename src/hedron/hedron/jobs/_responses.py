@@ -69,8 +69,13 @@ def prefers_json(accept: str | None) -> bool:
     return best["application/json"] > 0 and best["application/json"] > best["text/html"]
 
 
-# Clients send the same few Accept headers on every poll: each is parsed once.
-_prefers_json = functools.lru_cache(maxsize=256)(prefers_json)
+# Clients send the same few Accept headers on every poll: each is parsed once (a long one,
+# which no browser sends, every time: the remembered values stay small).
+_remembered_prefers_json = functools.lru_cache(maxsize=256)(prefers_json)
+
+
+def _prefers_json(accept: str) -> bool:
+    return _remembered_prefers_json(accept) if len(accept) <= 256 else prefers_json(accept)
 
 
 class JobStatusResponse(Response):
