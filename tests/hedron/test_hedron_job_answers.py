@@ -5,7 +5,7 @@ caller's answer, and a bounded number of jobs remembered."""
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 import httpx
 import pytest
@@ -157,21 +157,31 @@ def _scope(kwargs: dict[str, str]) -> JobScope:
     return JobScope(**kwargs)
 
 
-@pytest.mark.anyio
-async def test_over_http_another_tenant_polling_a_warm_job_gets_not_found() -> None:
-    backend = InMemoryJobBackend()
-    job_id = running_job(backend)
+def status_app(
+    backend: InMemoryJobBackend, scope_of: Callable[[Request], dict[str, str]]
+) -> Hedron:
+    """A Hedron app answering ``/jobs/{jid}`` with ``job_status_response`` of an *unscoped*
+    read (``backend.load``): the response's own scope check must hold."""
     app = Hedron(title="Jobs", session_secret=SECRET)
 
     @app.get("/jobs/{jid}")
     async def status(jid: str, request: Request) -> Response:
-        scope = {
+        return job_status_response(backend.load(jid), **scope_of(request))
+
+    return app
+
+
+@pytest.mark.anyio
+async def test_over_http_another_tenant_polling_a_warm_job_gets_not_found() -> None:
+    backend = InMemoryJobBackend()
+    job_id = running_job(backend)
+    app = status_app(
+        backend,
+        lambda request: {
             "auth_subject": request.headers["x-user"],
             "tenant_id": request.headers["x-tenant"],
-        }
-        # Deliberately unscoped read: job_status_response's own check must hold.
-        return job_status_response(backend.load(jid), **scope)
-
+        },
+    )
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
         owner = {"x-user": "ann", "x-tenant": "acme", "hx-request": "true"}
@@ -294,11 +304,7 @@ def test_the_default_cache_size_is_bounded() -> None:
 async def test_accept_values_short_and_long_choose_the_same_way_every_time() -> None:
     backend = InMemoryJobBackend()
     job_id = running_job(backend)
-    app = Hedron(title="Jobs", session_secret=SECRET)
-
-    @app.get("/jobs/{jid}")
-    async def status(jid: str) -> Response:
-        return job_status_response(backend.get(jid, **OWNER), **OWNER)
+    app = status_app(backend, lambda request: OWNER)
 
     long_json = "text/plain;q=0.1, " * 40 + "application/json"
     long_html = "text/plain;q=0.1, " * 40 + "text/html, application/json;q=0.9"
