@@ -3,7 +3,8 @@
 
 Prints, for a hedron page (``@app.page``, full document, rendered per request), a status
 fragment route (``fragment(Status(...))``) and a job-status fragment
-(``job_status_response(backend.get(...))`` over an in-memory backend):
+(``job_status_response(backend.get(...))`` over an in-memory backend; one running job that
+does not change, so after the first poll hedron answers it from the answer it remembered):
 
 * **under load** (the goal): each app in its own uvicorn process on 127.0.0.1 (same uvicorn
   settings), loaded by a wrk-style generator in another process (``bench_load.py``: 32

@@ -13,8 +13,10 @@ from starlette.types import Receive, Scope, Send
 
 from hedron_core import Component, render
 from hedron_core.htmx import STOP_POLLING_STATUS
-from hedron_core.jobs import JobStatus, job_status_view
+from hedron_core.jobs import JobProgress, JobState, JobStatus, job_status_view
 from hedron_core.jobs._types import _require_text
+
+from ._answers import AnswerCache, StatusAnswer
 
 __all__ = [
     "RESULT_NOT_READY_STATUS",
@@ -67,6 +69,15 @@ def prefers_json(accept: str | None) -> bool:
     return best["application/json"] > 0 and best["application/json"] > best["text/html"]
 
 
+# Clients send the same few Accept headers on every poll: each is parsed once (a long one,
+# which no browser sends, every time: the remembered values stay small).
+_remembered_prefers_json = functools.lru_cache(maxsize=256)(prefers_json)
+
+
+def _prefers_json(accept: str) -> bool:
+    return _remembered_prefers_json(accept) if len(accept) <= 256 else prefers_json(accept)
+
+
 class JobStatusResponse(Response):
     """An HTML fragment by default, JSON when the request prefers it (chosen when sent).
 
@@ -105,22 +116,20 @@ class JobStatusResponse(Response):
     @classmethod
     def _lazy(
         cls,
-        html: str,
-        status_code: int,
-        headers: _Headers,
+        answer: StatusAnswer,
         payload: Callable[[], Any],
         json_status_code: int,
+        json_headers: dict[str, str],
         *,
         htmx_status_code: int | None = None,
     ) -> JobStatusResponse:
-        """The answer ``html`` whose JSON variant is made from ``payload()`` only when a
+        """The HTML ``answer`` whose JSON variant is made from ``payload()`` only when a
         request asks for it (most polls are htmx's, which take the HTML)."""
         self = cls.__new__(cls)
-        body = html.encode("utf-8")
-        raw = [*headers.raw, (b"content-length", str(len(body)).encode()), _HTML_TYPE]
-        self._answer(body, status_code, raw, htmx_status_code)
+        # The response's own list: a handler may still change its headers.
+        self._answer(answer.body, answer.status_code, list(answer.raw_headers), htmx_status_code)
         self._json = None
-        self._json_args = (payload, json_status_code, headers.mapping)
+        self._json_args = (payload, json_status_code, json_headers)
         return self
 
     @property
@@ -140,7 +149,7 @@ class JobStatusResponse(Response):
                 accept = value.decode("latin-1")
             elif name == b"hx-request":
                 htmx = value == b"true"
-        if prefers_json(accept):
+        if accept is not None and _prefers_json(accept):
             await self.json_response(scope, receive, send)
             return
         if htmx and self.htmx_status_code is not None:
@@ -243,22 +252,69 @@ def job_status_response(
                 f"job_status_response({name}=...) must be callable (status) -> Component, "
                 f"got {type(hook).__name__}"
             )
-    visible = _visible(status, auth_subject, tenant_id)
-    headers = _headers_for(visible, retry)
+    visible = _visible(status, auth_subject, tenant_id)  # on every request, cached or not
     if visible is None:
         return JobStatusResponse._lazy(
-            render(_not_found_view()),
-            404,
-            headers,
+            _not_found_answer(),
             _not_found_payload,
             404,
+            _headers(False, retry).mapping,
             htmx_status_code=STOP_POLLING_STATUS,
         )
-    component = (
-        view(visible) if view is not None else job_status_view(visible, result_view=result_view)
-    )
-    code = STOP_POLLING_STATUS if visible.terminal else 200
-    return JobStatusResponse._lazy(render(component), code, headers, visible.to_public_dict, 200)
+    headers = _headers_for(visible, retry)
+    look = _look(visible) if view is None else None
+    if look is None:  # a custom view (it may read more than the job), or a finished job
+        if visible.terminal and type(visible.id) is str:  # polling stops: free its slot
+            _ANSWERS.discard((visible.id, auth_subject, tenant_id, retry))
+        component = (
+            view(visible) if view is not None else job_status_view(visible, result_view=result_view)
+        )
+        code = STOP_POLLING_STATUS if visible.terminal else 200
+        answer = _make_answer(render(component), code, headers)
+    else:
+        # The caller owns the job (checked above) and is part of the key: an answer is only
+        # ever reused for the same caller's same job, shown the same way.
+        key = (visible.id, auth_subject, tenant_id, retry)
+        cached = _ANSWERS.get(key, look)
+        if cached is None:
+            cached = _make_answer(render(job_status_view(visible)), 200, headers)
+            _ANSWERS.put(key, look, cached)
+        answer = cached
+    return JobStatusResponse._lazy(answer, visible.to_public_dict, 200, headers.mapping)
+
+
+#: How many jobs' last status answers are remembered (about 1 KB each).
+ANSWER_CACHE_SIZE: Final = 4096
+_ANSWERS = AnswerCache(ANSWER_CACHE_SIZE)
+
+
+def _look(status: JobStatus) -> tuple[object, ...] | None:
+    """What the default view of a job that is not finished shows: its state, whether a
+    cancel was asked for and its progress (the view reads nothing else of such a job).
+
+    ``None`` (render afresh) for a finished job (answered once: htmx stops polling) and for
+    values a custom backend may hand over that the view could show differently although
+    they compare equal (a subclass, a plain ``str`` for the state, a non-str id).
+    """
+    state = status.state
+    if type(status) is not JobStatus or type(state) is not JobState or state.terminal:
+        return None
+    progress = status.progress
+    if type(status.id) is not str or (progress is not None and type(progress) is not JobProgress):
+        return None
+    return (state, status.cancel_requested, progress)
+
+
+def _make_answer(html: str, status_code: int, headers: _Headers) -> StatusAnswer:
+    body = html.encode("utf-8")
+    raw = (*headers.raw, (b"content-length", str(len(body)).encode()), _HTML_TYPE)
+    return StatusAnswer(body, status_code, raw)
+
+
+@functools.cache
+def _not_found_answer() -> StatusAnswer:
+    """The answer for a missing job (or another scope's): always the same bytes."""
+    return _make_answer(render(_not_found_view()), 404, _headers(False, 0))
 
 
 def job_result_response(
