@@ -5,7 +5,7 @@ responses' status (``ok`` mirrors the engine's ``raise_for_status``). ``Requests
 sync (a fresh ``requests.Session`` per request, or one persistent session for ``Session``);
 ``HttpxEngine`` is async (one ``httpx.AsyncClient``). Neither ever reopens after ``close``.
 Each lets at most ``max_in_flight`` requests through at once (see :mod:`resq._gate`) and sizes
-the connection pool it builds to match.
+the connection pool it builds to match (for httpx, a pool without a queue: :mod:`resq._pool`).
 """
 
 from __future__ import annotations
@@ -18,6 +18,7 @@ import requests.adapters
 
 from resq._errors import ClientClosedError
 from resq._gate import AsyncGate, NoSlot, ThreadGate
+from resq._pool import install as install_slot_pool
 from resq._redirects import follow_like_requests
 from resq._request import RequestSnapshot
 
@@ -194,6 +195,9 @@ class HttpxEngine:
             timeout=net_timeout, transport=transport, **follow_like_requests(options)
         )
         self._gate = None if max_in_flight is None else AsyncGate(max_in_flight)
+        if self._gate is not None and transport is None:
+            # Behind the gate a request needs no queue in the pool (see resq._pool).
+            install_slot_pool(self._client)
 
     async def send(self, request: RequestSnapshot, within: float | None = None) -> httpx.Response:
         """Send one request and return the engine response (body read).
@@ -221,7 +225,11 @@ class HttpxEngine:
             gate.release()
 
     async def _send(self, request: RequestSnapshot) -> httpx.Response:
-        return await self._client.request(request.method, request.url, **request.replay_kwargs())
+        memo = request.engine_url
+        if memo is None or memo[0] is not request.url:  # parse it once per poll, not per attempt
+            memo = (request.url, httpx.URL(request.url))
+            object.__setattr__(request, "engine_url", memo)
+        return await self._client.request(request.method, memo[1], **request.replay_kwargs())
 
     def ok(self, response: Any) -> bool:
         """``httpx`` raises for anything but 2xx (an unfollowed 304 included)."""

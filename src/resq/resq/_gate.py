@@ -17,18 +17,20 @@ threads. Both keep their books in :class:`_Line`; they differ only in how a wait
 
 from __future__ import annotations
 
+import asyncio
 import threading
 from collections import OrderedDict
 from typing import Any, Protocol
 
 import anyio
 
+from resq._loops import running_asyncio_loop
+
 DEFAULT_MAX_IN_FLIGHT = 10
-"""The default ``max_in_flight``. Small on purpose: httpcore's pool does work for every pooled
-connection each time a request starts or ends (measured on loopback: about twice the CPU per
-request with 10 connections as with 2, four times with 100), and a few connections keep a
-nearby server busy. A distant server needs more: each slot carries about one request per round
-trip."""
+"""The default ``max_in_flight``. A few connections keep a nearby server busy; each request
+costs the same however many there are (the httpx pool behind the gate has no queue to rescan:
+see :mod:`resq._pool`). A distant server needs more: each slot carries about one request per
+round trip."""
 
 MAX_IN_FLIGHT = 10_000
 """The largest ``max_in_flight`` accepted: each slot may hold an open connection, and more
@@ -119,6 +121,9 @@ class AsyncGate(_Line):
             return True
         if within is not None and within <= 0:
             return False
+        loop = running_asyncio_loop()
+        if loop is not None:
+            return await self._wait_on_asyncio(loop, within)
         event = anyio.Event()
         self._join(event)
         try:
@@ -130,11 +135,42 @@ class AsyncGate(_Line):
             raise
         return not self._leave(event)
 
+    async def _wait_on_asyncio(self, loop: asyncio.AbstractEventLoop, within: float | None) -> bool:
+        """:meth:`acquire`'s wait on asyncio: one future, and one timer if ``within`` is set
+        (an anyio event and cancel scope cost some 80 µs a wait, and thousands of waiting
+        polls make every garbage collection longer)."""
+        waker = _FutureWaker(loop.create_future())
+        self._join(waker)
+        timer = None if within is None else loop.call_later(within, waker.set)
+        try:
+            await waker.future
+        except BaseException:
+            if not self._leave(waker):
+                self.release()
+            raise
+        finally:
+            if timer is not None:
+                timer.cancel()
+        return not self._leave(waker)
+
     def release(self) -> None:
         """Give the slot back (to the first waiter, if any)."""
         waker = self._pass_on()
         if waker is not None:
             waker.set()
+
+
+class _FutureWaker:
+    """Wakes an asyncio waiter (the slot was handed to it, or its wait is over)."""
+
+    __slots__ = ("future",)
+
+    def __init__(self, future: asyncio.Future[None]) -> None:
+        self.future = future
+
+    def set(self) -> None:
+        if not self.future.done():
+            self.future.set_result(None)
 
 
 class ThreadGate(_Line):

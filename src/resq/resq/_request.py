@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import AsyncIterable, Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 _BODY_PARAMS = ("data", "files", "content")
@@ -51,6 +51,9 @@ class RequestSnapshot:
     url: str
     kwargs: Mapping[str, Any]
     one_shot: str | None = None  # the name of the parameter holding a one-shot body
+    #: What an engine derived from ``url`` (its parsed form), as ``(url, derived)``; kept
+    #: here so that every attempt of a poll parses its URL once.
+    engine_url: tuple[str, Any] | None = field(default=None, compare=False, repr=False)
 
     def replay_kwargs(self) -> dict[str, Any]:
         """A fresh copy of the keyword arguments for one send."""
