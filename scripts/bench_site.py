@@ -170,7 +170,10 @@ def click_to_ready(page: Any, server: StaticServer) -> tuple[float, int, float]:
         raise RuntimeError("the runtime did not load: " + times["failed"])
     page.wait_for_function(NOT_BUSY, timeout=60_000, polling=POLL)
     info = page.evaluate("globalThis.__tryitRuntime.info")
-    stages = " | ".join(f"{name} @{ms / 1000:.1f}s" for name, ms in info["stages"].items())
+    stages = " | ".join(f"{name} @{ms / 1000:.2f}s" for name, ms in info["stages"].items())
+    stages += "; files in: " + ", ".join(
+        f"{name} @{ms / 1000:.2f}s" for name, ms in (info.get("arrived") or {}).items()
+    )
     how = "restored a saved interpreter" if info.get("restored") else "started afresh"
     first_line = times["line"] / 1000
     how += ", brotli host" if info.get("brotli") else ""
