@@ -11,7 +11,9 @@ Prints, next to the goals of the docs site:
   serves files as they are (the worker takes the ``.gz`` copies) and one that serves the
   build's brotli copies (``precompressed``), each on loopback and on a link emulated by
   Chromium (``Network.emulateNetworkConditions``: 20 Mbit/s each way, 20 ms latency; goals
-  <= 1.5 s on loopback, <= 4.5 s at 20 Mbit/s), with [min-max] over the runs;
+  <= 1.5 s on loopback, <= 4.5 s at 20 Mbit/s), with [min-max] over the runs; each cold run
+  also prints the worker's trace: when each stage began and when each file had fully arrived
+  (the bundle: when its own worker, ``fetcher.mjs``, had it checked), on the worker's clock;
 - warm: another recipe in the same visit (the interpreter is reused, no load), and a new page
   in the same browser profile (a new interpreter; goal <= 2 s) with the bytes it downloads
   (goal <= 1 MB for the widget). The server lets the browser keep nothing (``Cache-Control:
