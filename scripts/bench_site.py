@@ -176,6 +176,8 @@ def click_to_ready(page: Any, server: StaticServer) -> tuple[float, int, float]:
     stages += "; files in: " + ", ".join(
         f"{name} @{ms / 1000:.2f}s" for name, ms in (info.get("arrived") or {}).items()
     )
+    if info.get("bundleAsked") is not None:
+        stages += f"; bundle asked for @{info['bundleAsked'] / 1000:.2f}s"
     how = "restored a saved interpreter" if info.get("restored") else "started afresh"
     first_line = times["line"] / 1000
     how += ", brotli host" if info.get("brotli") else ""

@@ -72,6 +72,7 @@ function report(force) {
 // page may have started this worker long before), and when each file had fully arrived
 const stageTimes = {};
 const arrivedTimes = {};
+let bundleAsked = null; // and when the bundle was asked for
 let bootStarted = 0;
 
 function setStage(name) {
@@ -194,6 +195,7 @@ let fetcherGone = null; // rejects the bundle's download if the page says that w
 // The bundle, downloaded and checked by its own worker (it goes on while this thread starts
 // CPython), or here when there is none or it died.
 async function fetchBundle(manifest) {
+  bundleAsked = Math.round(performance.now() - bootStarted);
   const here = () => downloads.checkedFile(manifest.file, manifest.sha256);
   try {
     return await (fetcher ? fetchElsewhere(manifest) : here()).catch((error) => {
@@ -438,6 +440,7 @@ async function boot() {
     restored: !!restored,
     stages: stageTimes,
     arrived: arrivedTimes,
+    bundleAsked,
   });
   setTimeout(keepFiles);
 }
