@@ -11,7 +11,9 @@ Prints, next to the goals of the docs site:
   serves files as they are (the worker takes the ``.gz`` copies) and one that serves the
   build's brotli copies (``precompressed``), each on loopback and on a link emulated by
   Chromium (``Network.emulateNetworkConditions``: 20 Mbit/s each way, 20 ms latency; goals
-  <= 1.5 s on loopback, <= 4.5 s at 20 Mbit/s), with [min-max] over the runs;
+  <= 1.5 s on loopback, <= 4.5 s at 20 Mbit/s), with [min-max] over the runs; each cold run
+  also prints the worker's trace: when each stage began and when each file had fully arrived
+  (the bundle: when its own worker, ``fetcher.mjs``, had it checked), on the worker's clock;
 - warm: another recipe in the same visit (the interpreter is reused, no load), and a new page
   in the same browser profile (a new interpreter; goal <= 2 s) with the bytes it downloads
   (goal <= 1 MB for the widget). The server lets the browser keep nothing (``Cache-Control:
@@ -170,7 +172,12 @@ def click_to_ready(page: Any, server: StaticServer) -> tuple[float, int, float]:
         raise RuntimeError("the runtime did not load: " + times["failed"])
     page.wait_for_function(NOT_BUSY, timeout=60_000, polling=POLL)
     info = page.evaluate("globalThis.__tryitRuntime.info")
-    stages = " | ".join(f"{name} @{ms / 1000:.1f}s" for name, ms in info["stages"].items())
+    stages = " | ".join(f"{name} @{ms / 1000:.2f}s" for name, ms in info["stages"].items())
+    stages += "; files in: " + ", ".join(
+        f"{name} @{ms / 1000:.2f}s" for name, ms in (info.get("arrived") or {}).items()
+    )
+    if info.get("bundleAsked") is not None:
+        stages += f"; bundle asked for @{info['bundleAsked'] / 1000:.2f}s"
     how = "restored a saved interpreter" if info.get("restored") else "started afresh"
     first_line = times["line"] / 1000
     how += ", brotli host" if info.get("brotli") else ""

@@ -39,7 +39,8 @@ BIG = {
     "site-packages.bin": "site-packages.bin.gz",
 }
 BR_ONLY = ("python_stdlib.stored.zip", "site-packages.bin")
-# What the worker downloads for a start (the manifest's ``plain`` and ``brotli`` byte counts).
+# What the worker downloads for a start (the manifest's ``plain`` and ``brotli`` byte counts),
+# with the shared libraries the manifest lists (served as files of their own).
 DOWNLOAD = ("pyodide.asm.wasm", "pyodide.asm.mjs", "python_stdlib.stored.zip", "site-packages.bin")
 JSON_FILES = ("tryit-files.json", "tryit-bundle.json", "tryit-lock.json")
 
@@ -52,18 +53,21 @@ def _brotli(folder: Path, pairs: dict[str, str]) -> None:
 
 
 def compress_runtime(folder: Path, manifest: dict[str, Any], manifest_path: Path) -> dict[str, str]:
-    """Write the ``.br`` copies of the big runtime files; add to the manifest what the worker
-    downloads that way (``brotli``, on the wire, and ``plain``, inflated) and write it again.
+    """Write the ``.br`` copies of the big runtime files and of the shared libraries; add to
+    the manifest what the worker downloads that way (``brotli``, on the wire, and ``plain``,
+    inflated) and write it again.
 
     Returns the index entries (name: sha256 of the inflated bytes) of :data:`BR_ONLY`.
     """
-    _brotli(folder, BIG)
+    dynlibs = [str(lib["file"]) for lib in manifest["dynlibs"]]
+    _brotli(folder, {**BIG, **{name: name for name in dynlibs}})
     stored = gzip.decompress((folder / BIG["python_stdlib.stored.zip"]).read_bytes())
     only = {"python_stdlib.stored.zip": hashlib.sha256(stored).hexdigest()}
     only["site-packages.bin"] = str(manifest["sha256"])
     plain = {"python_stdlib.stored.zip": len(stored), "site-packages.bin": int(manifest["size"])}
-    manifest["plain"] = sum(plain.get(n) or (folder / n).stat().st_size for n in DOWNLOAD)
-    manifest["brotli"] = sum((folder / (n + ".br")).stat().st_size for n in DOWNLOAD)
+    download = (*DOWNLOAD, *dynlibs)
+    manifest["plain"] = sum(plain.get(n) or (folder / n).stat().st_size for n in download)
+    manifest["brotli"] = sum((folder / (n + ".br")).stat().st_size for n in download)
     manifest_path.write_text(json.dumps(manifest, separators=(",", ":")), encoding="utf-8")
     return only
 

@@ -59,6 +59,9 @@ def test_a_later_visit_downloads_under_a_megabyte_without_cache_headers(
         assert set(kept) <= set(index.values())
         assert index["pyodide.asm.wasm.gz"] in kept
         assert index["site-packages.bin.gz"] in kept
+        manifest = json.loads((built_site / "_tryit/pyodide/tryit-bundle.json").read_text())
+        [library] = [lib["file"] + ".gz" for lib in manifest["dynlibs"]]  # served apart
+        assert index[library] in kept
         visit.reopen()
         server.clear_log()
         visit.goto("recipes/taskflow/")  # another page, a new worker
@@ -68,6 +71,7 @@ def test_a_later_visit_downloads_under_a_megabyte_without_cache_headers(
         served = [path.rsplit("/", 1)[1] for path, _ in server.log]
         assert "pyodide.asm.wasm.gz" not in served
         assert "site-packages.bin.gz" not in served
+        assert library not in served
         assert "tryit-files.json" in served  # asked every time: it says what is current
         assert _widget_bytes(server) <= 1_000_000, sorted(server.log, key=lambda e: -e[1])[:5]
 

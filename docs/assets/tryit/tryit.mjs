@@ -77,6 +77,20 @@ function startRuntime() {
   }
   spare = null;
   state.worker = worker;
+  // The bundle's own worker (fetcher.mjs): it downloads the libraries while the first one's
+  // thread starts Python. Without it (it cannot start, or dies) the first one downloads them.
+  let fetcher = null;
+  const channel = new MessageChannel();
+  try {
+    fetcher = new Worker(new URL("fetcher.mjs", import.meta.url), { type: "module" });
+    fetcher.onerror = (event) => {
+      event.preventDefault(); // handled: the first worker downloads the bundle itself
+      worker.postMessage({ kind: "fetcher gone", reason: event.message || "it stopped" });
+    };
+    fetcher.postMessage({ port: channel.port2 }, [channel.port2]);
+  } catch {
+    fetcher = null;
+  }
   let watchdog;
   // Ends this runtime: the reason is said in plain words; every waiting click learns it.
   const fail = (reason) => {
@@ -84,6 +98,7 @@ function startRuntime() {
     state.failed = reason;
     clearTimeout(watchdog);
     worker.terminate();
+    fetcher?.terminate();
     settle.reject(new Error(reason));
     for (const waiter of pending.values()) waiter.reject(new Error(reason));
     pending.clear();
@@ -126,7 +141,8 @@ function startRuntime() {
       }
     }
   };
-  worker.postMessage({ kind: "start" }); // now the runtime loads
+  if (fetcher) worker.postMessage({ kind: "start", fetcher: channel.port1 }, [channel.port1]);
+  else worker.postMessage({ kind: "start" }); // now the runtime loads
   // `silent`: what to say if no answer comes (the reader's edited code may be why)
   state.send = (message, { silent = null } = {}) =>
     new Promise((resolve, reject) => {

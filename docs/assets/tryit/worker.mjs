@@ -4,7 +4,8 @@
 // (snapshot.mjs), then relays messages to Python (`tryit.browser.handle`). No stepping logic
 // lives here.
 
-import { FileCache, sha256 } from "./files.mjs";
+import { checked, Downloads, DownloadError, PRECOMPRESSED, PYODIDE } from "./download.mjs";
+import { FileCache } from "./files.mjs";
 import {
   dropSnapshot,
   readSnapshot,
@@ -15,8 +16,6 @@ import {
   writeSnapshot,
 } from "./snapshot.mjs";
 
-const BASE = new URL("../../_tryit/", import.meta.url);
-
 // `worker.mjs?nojspi` behaves like a browser without JSPI (Safari, Firefox today): the tests
 // use it to check that sync recipes then show their recorded transcript and say why.
 // `?nodecompress` behaves like a browser without DecompressionStream: plain runtime files and
@@ -26,7 +25,6 @@ if (flags.has("nojspi")) {
   delete WebAssembly.Suspending;
   delete WebAssembly.promising;
 }
-const PYODIDE = new URL("pyodide/", BASE);
 // Save the interpreter for the next visit, and restore it (snapshot.mjs): needs Cache Storage,
 // which only secure contexts have (https, or localhost).
 const snapshots = typeof caches !== "undefined";
@@ -71,8 +69,10 @@ function report(force) {
 }
 
 // ms since the first click started the boot, when each stage began (for the benchmark; the
-// page may have started this worker long before)
+// page may have started this worker long before), and when each file had fully arrived
 const stageTimes = {};
+const arrivedTimes = {};
+let bundleAsked = null; // and when the bundle was asked for
 let bootStarted = 0;
 
 function setStage(name) {
@@ -84,117 +84,70 @@ function setStage(name) {
 // Whether this browser can inflate gzip natively. `?nodecompress` pretends it cannot (tests).
 const canInflate = typeof DecompressionStream === "function" && !flags.has("nodecompress");
 
-// Runtime files the build also ships gzip-compressed as NAME.gz (scripts/site/runtime.py):
-// fetched compressed and inflated here, so the wasm takes 3.5 MB on the wire instead of 9.6 MB
-// (and the standard library's zip is stored, not deflated, so imports need not inflate it).
-// Pyodide gets a response of the original type; without NAME.gz it gets the plain file.
-const PRECOMPRESSED = {
-  "pyodide.asm.wasm": "application/wasm",
-  "pyodide.asm.mjs": "text/javascript",
-  "python_stdlib.zip": "application/zip",
-  "site-packages.bin": "application/octet-stream", // the bundle (see fetchBundle)
-};
-
-// Whether the host serves this build's brotli copies (scripts/site/precompressed.py): it does
-// when the index says so (only its .br copy does). Then the big files are fetched under their
-// plain names (two exist only as .br, BROTLI_NAME) and the browser inflates them natively;
-// else the worker takes the .gz copies and inflates them itself.
-let hostBrotli = false;
-const BROTLI_NAME = {
-  "python_stdlib.zip": "python_stdlib.stored.zip", // a stored zip: compresses far better
-};
-
-// Count the bytes downloaded (wasm, stdlib, wheels, bundle) for the progress display.
-function counted(body) {
-  return body.pipeThrough(
-    new TransformStream({
-      transform(chunk, controller) {
-        bytes += chunk.byteLength;
-        report(false);
-        controller.enqueue(chunk);
-      },
-    }),
-  );
-}
-
-// A file of the runtime that could not be downloaded, said in plain words.
-class DownloadError extends Error {
-  constructor(name, why) {
-    const what = /\.whl$|^site-packages/.test(name) ? "packages" : "runtime";
-    super(`The Python ${what} could not be downloaded (${name}: ${why})`);
+// A promise per file, settled once the file has been read to its end (or has failed): the
+// bundle's download waits for the files CPython's start needs (see boot).
+const arrivals = {};
+function arrival(name) {
+  if (!arrivals[name]) {
+    let settle;
+    const promise = new Promise((resolve) => (settle = resolve));
+    arrivals[name] = { promise, settle };
   }
+  return arrivals[name];
 }
 
-// The files of this build and their sha256 (files.mjs): replaced once boot() has read the
-// build's index; until then, and without Cache Storage, nothing is cached.
-let files = new FileCache(null, null);
-const storing = []; // files being kept for the next visit
+function arrived(name) {
+  arrivedTimes[name] ??= Math.round(performance.now() - bootStarted);
+  arrival(name).settle();
+}
 
+// `response` with a body that says when it has been read to its end, errs or is cancelled.
+function watched(name, response) {
+  const reader = response.body.getReader();
+  const body = new ReadableStream({
+    async pull(controller) {
+      try {
+        const { value, done } = await reader.read();
+        if (done) {
+          arrived(name);
+          controller.close();
+        } else {
+          controller.enqueue(value);
+        }
+      } catch (error) {
+        arrived(name);
+        controller.error(error);
+      }
+    },
+    cancel(reason) {
+      arrived(name);
+      return reader.cancel(reason);
+    },
+  });
+  return new Response(body, { status: response.status, headers: response.headers });
+}
+
+// The downloads of this worker (download.mjs), counted for the progress bar. Replaced once
+// boot() has read the build's index: until then, and without Cache Storage, nothing is kept.
+let downloads = new Downloads({ inflate: canInflate, counted: countBytes });
 const realFetch = self.fetch.bind(self);
 
-// One file of the runtime folder, as served: from the cache when this build's copy is there,
-// else from the server (and then kept). Throws a DownloadError when it cannot be had.
-async function getFile(name, init, type) {
-  const hit = await files.get(name);
-  if (hit) return hit;
-  let response;
-  try {
-    // "no-cache": a copy in the HTTP cache is used only once the server says it is current
-    // (a server that sends no cache headers lets the browser guess, and it may guess wrong)
-    response = await realFetch(new URL(name, PYODIDE), { ...init, cache: "no-cache" });
-  } catch {
-    throw new DownloadError(name, "the connection failed");
-  }
-  if (!response.ok || !response.body) {
-    throw new DownloadError(name, `the server answered HTTP ${response.status}`);
-  }
-  const served = response.headers.get("content-type") || "";
-  if (name.endsWith(".wasm") && !served.startsWith("application/wasm")) {
-    // Pyodide would hang here without an error: say what is wrong instead.
-    throw new Error(`The server sends ${name} as "${served}", not application/wasm`);
-  }
-  let body = response.body;
-  if (files.cache && files.index[name]) {
-    let keep;
-    [body, keep] = body.tee();
-    // A server that labels .gz files "Content-Encoding: gzip" has had the browser inflate
-    // it: these are the plain file's bytes, kept as such.
-    const inflated = name.endsWith(".gz") && /gzip/i.test(response.headers.get("content-encoding") || "");
-    const plain = inflated ? name.slice(0, -3) : undefined;
-    const kept = new Response(keep)
-      .arrayBuffer()
-      .then((data) => files.put(name, data, (plain && PRECOMPRESSED[plain]) || type || served, plain));
-    storing.push(kept.catch(warnNull(`${name} was not kept`)));
-  }
-  return new Response(counted(body), { status: response.status, headers: response.headers });
+function countBytes(n) {
+  bytes += n;
+  report(false);
 }
 
-// A file of the runtime folder as Pyodide wants it (the plain file's bytes and type): its gzip
-// copy inflated here when there is one (and the browser can), else the plain file.
-// `gzipOnly`: the build serves it only compressed (the bundle).
-async function runtimeFile(name, init, { gzipOnly = false } = {}) {
-  const type = PRECOMPRESSED[name];
-  if (type && hostBrotli) {
-    const brotli = await getFile(BROTLI_NAME[name] || name, init, type).catch(
-      warnNull(`no brotli copy of ${name}, taking its .gz`),
-    );
-    if (brotli) return brotli;
+// A file of the runtime folder as Pyodide wants it (download.mjs: Downloads.file), telling
+// when it has fully arrived.
+async function runtimeFile(name, init, options) {
+  let response;
+  try {
+    response = await downloads.file(name, init, options);
+  } catch (error) {
+    arrived(name);
+    throw error;
   }
-  if (type && canInflate) {
-    const plain = await files.get(name); // kept as plain bytes on an earlier visit
-    if (plain) return plain;
-    const packed = await getFile(name + ".gz", init).catch((error) => {
-      if (gzipOnly) throw error;
-      console.warn(`tryit: taking the plain ${name}:`, error);
-      return null;
-    });
-    if (packed) {
-      const encoded = /gzip/i.test(packed.headers.get("content-encoding") || "");
-      const body = encoded ? packed.body : packed.body.pipeThrough(new DecompressionStream("gzip"));
-      return new Response(body, { headers: { "Content-Type": type } });
-    }
-  }
-  return getFile(name, init, type);
+  return response.body ? watched(name, response) : response;
 }
 
 // Pyodide's own downloads (the wasm, the standard library, the lockfile, wheels) come here. A
@@ -230,45 +183,95 @@ async function fetchIndex() {
   const response = await realFetch(new URL("tryit-files.json", PYODIDE), { cache: "no-cache" });
   if (!response.ok) throw new Error(`tryit-files.json: HTTP ${response.status}`);
   const index = await response.json();
-  hostBrotli = index.precompressed === true; // only its .br copy says so
-  return index.files;
+  return { files: index.files, brotli: index.precompressed === true }; // only its .br copy says so
 }
 
+// The bundle's own worker (fetcher.mjs), when the page started one: a MessagePort to it, and
+// what it says it has kept for the next visit.
+let fetcher = null;
+let fetcherKept = Promise.resolve(0);
+let fetcherGone = null; // rejects the bundle's download if the page says that worker died
+
+// The bundle, downloaded and checked by its own worker (it goes on while this thread starts
+// CPython), or here when there is none or it died.
 async function fetchBundle(manifest) {
-  const response = await runtimeFile(manifest.file, undefined, { gzipOnly: true });
-  const bytes = new Uint8Array(await response.arrayBuffer());
-  if ((await sha256(bytes)) !== manifest.sha256) throw new Error(`${manifest.file}: sha256 mismatch`);
-  return bytes;
+  bundleAsked = Math.round(performance.now() - bootStarted);
+  const here = () => downloads.checkedFile(manifest.file, manifest.sha256);
+  try {
+    return await (fetcher ? fetchElsewhere(manifest) : here()).catch((error) => {
+      if (!(error instanceof FetcherGone)) throw error;
+      console.warn("tryit: downloading the bundle here:", error);
+      return here();
+    });
+  } finally {
+    arrived(manifest.file);
+  }
 }
 
-const fileOf = (manifest, bytes, name) => {
-  const [, offset, size] = manifest.files.find(([path]) => path === name);
-  return bytes.subarray(offset, offset + size);
-};
-
-// The bundle's shared libraries (pydantic-core), compiled while the runtime starts.
-async function compileDynlibs(manifest, bundle) {
-  const bytes = await bundle;
-  return Promise.all(
-    manifest.dynlibs.map(async (name) => [
-      manifest.site_packages + name,
-      await WebAssembly.compile(fileOf(manifest, bytes, name)),
-    ]),
-  );
+function fetchElsewhere(manifest) {
+  const port = fetcher;
+  fetcher = null;
+  let keptBy;
+  fetcherKept = new Promise((resolve) => (keptBy = resolve));
+  const fetched = new Promise((resolve, reject) => {
+    fetcherGone = (error) => {
+      keptBy(0);
+      reject(error);
+    };
+    port.onmessage = ({ data }) => {
+      if (data.kind === "bytes") countBytes(data.n);
+      else if (data.kind === "kept") keptBy(data.files);
+      else if (data.kind === "bundle") {
+        arrivedTimes[manifest.file] = Math.round(data.at - performance.timeOrigin - bootStarted);
+        resolve(data.bytes);
+      } else if (data.kind === "error") {
+        reject(data.download ? new DownloadError(manifest.file, "", data.message) : new Error(data.message));
+      }
+    };
+  });
+  const { files, brotli } = downloads;
+  const index = files.cache ? files.index : null; // else it keeps nothing either
+  const { file, sha256 } = manifest;
+  port.postMessage({ kind: "bundle", file, sha256, index, brotli, inflate: canInflate });
+  return fetched;
 }
 
-// Write the bundle's files into site-packages and mark its packages as loaded.
-function unpackBundle(pyodide, manifest, bytes) {
+class FetcherGone extends Error {}
+
+// One shared library of the wheels (pydantic-core's), served as a file of its own: compiled as
+// it arrives, its bytes checked against the manifest. Resolves with [path, module, bytes].
+async function fetchDynlib(manifest, lib) {
+  const response = await runtimeFile(lib.file); // a DownloadError fails the start
+  const [streamed, kept] = response.body.tee();
+  const wasm = new Response(streamed, { headers: { "Content-Type": "application/wasm" } });
+  const compiled = WebAssembly.compileStreaming(wasm);
+  compiled.catch(() => {});
+  const bytes = await checked(lib.file, new Uint8Array(await new Response(kept).arrayBuffer()), lib.sha256);
+  return [manifest.site_packages + lib.path, await compiled, bytes];
+}
+
+// The shared libraries, downloading with the runtime and linked before CPython starts.
+function fetchDynlibs(manifest) {
+  for (const lib of manifest.dynlibs) PRECOMPRESSED[lib.file] = "application/wasm";
+  return Promise.all(manifest.dynlibs.map((lib) => fetchDynlib(manifest, lib)));
+}
+
+// Write the bundle's files and the shared libraries into site-packages and mark the bundle's
+// packages as loaded (Python's import finds the .so files there: the libraries themselves are
+// linked already).
+function unpackBundle(pyodide, manifest, bytes, dynlibs) {
   const made = new Set();
-  for (const [name, offset, size] of manifest.files) {
+  const write = (name, data) => {
     const path = manifest.site_packages + name;
     const folder = path.slice(0, path.lastIndexOf("/"));
     if (!made.has(folder)) {
       pyodide.FS.mkdirTree(folder);
       made.add(folder);
     }
-    pyodide.FS.writeFile(path, bytes.subarray(offset, offset + size));
-  }
+    pyodide.FS.writeFile(path, data);
+  };
+  for (const [name, offset, size] of manifest.files) write(name, bytes.subarray(offset, offset + size));
+  for (const [path, , data] of dynlibs) write(path.slice(manifest.site_packages.length), data);
   for (const name of manifest.packages) pyodide.loadedPackages[name] = "tryit bundle";
   pyodide.runPython("import importlib; importlib.invalidate_caches()");
 }
@@ -335,7 +338,9 @@ async function startAndImport(parts, snapshot) {
   let installed = false;
   if (parts.bundle) {
     try {
-      unpackBundle(pyodide, parts.manifest, await parts.bundle);
+      // the libraries failed their check (linked.error): they come with the wheels then
+      const dynlibs = await parts.dynlibs;
+      unpackBundle(pyodide, parts.manifest, await parts.bundle, dynlibs);
       installed = true;
     } catch (error) {
       // a restored interpreter needs those very files; one not downloaded, the wheels too
@@ -375,25 +380,34 @@ function save(key, pyodide, linked) {
 
 // The runtime is ready: once the files downloaded are kept, drop an older build's.
 async function keepFiles() {
-  const kept = await Promise.all(storing);
-  await files.prune().catch(warnNull("older files were not deleted"));
-  postMessage({ kind: "kept", files: kept.filter(Boolean).length });
+  const kept = (await Promise.all(downloads.storing)).filter(Boolean).length + (await fetcherKept);
+  await downloads.files.prune().catch(warnNull("older files were not deleted"));
+  postMessage({ kind: "kept", files: kept });
 }
 
 async function boot() {
   bootStarted = performance.now();
   setStage("Downloading the Python runtime");
   const index = await fetchIndex().catch(warnNull("no index of the files: none kept"));
-  files = await FileCache.open(index);
+  const files = await FileCache.open(index?.files);
+  downloads = new Downloads({ files, brotli: !!index?.brotli, inflate: canInflate, counted: countBytes });
+  const hostBrotli = downloads.brotli;
   const runtime = Promise.all([importModule("pyodide.mjs"), importModule("pyodide.asm.mjs")]);
   runtime.catch(() => {});
   const manifest = canUseBundle() ? await fetchManifest().catch(warnNull("no bundle")) : null;
   expectedBytes = (hostBrotli ? manifest?.plain : manifest?.download) || 0;
   if (hostBrotli && manifest?.plain) wireScale = manifest.brotli / manifest.plain;
-  const bundle = manifest ? fetchBundle(manifest) : null; // downloads while Pyodide starts
-  const dynlibs = manifest ? compileDynlibs(manifest, bundle) : null;
-  bundle?.catch((error) => error instanceof DownloadError && fail(error)); // say it at once
-  dynlibs?.catch(() => {});
+  // CPython's start waits for the wasm, the standard library and the shared libraries; the
+  // imports, much later, for the bundle: it downloads once the others are in, so that on a
+  // slow link they have the bandwidth to themselves.
+  const dynlibs = manifest ? fetchDynlibs(manifest) : null;
+  const critical = ["pyodide.asm.wasm", "python_stdlib.zip", ...(manifest?.dynlibs || []).map((lib) => lib.file)];
+  const criticalIn = Promise.all(critical.map((name) => arrival(name).promise));
+  const bundle = manifest ? criticalIn.then(() => fetchBundle(manifest)) : null;
+  if (!manifest) fetcher?.postMessage({ kind: "close" }); // no bundle: its worker may go
+  for (const part of [bundle, dynlibs]) {
+    part?.catch((error) => error instanceof DownloadError && fail(error)); // say it at once
+  }
   const key = manifest && snapshots ? snapshotKey(manifest) : null;
   const saved = key ? readSnapshot(key).catch(warnNull("no saved interpreter")) : null;
   const [{ loadPyodide }, { default: factory }] = await runtime;
@@ -425,6 +439,8 @@ async function boot() {
     jspi,
     restored: !!restored,
     stages: stageTimes,
+    arrived: arrivedTimes,
+    bundleAsked,
   });
   setTimeout(keepFiles);
 }
@@ -475,7 +491,13 @@ function bootOnce() {
 
 onmessage = async (event) => {
   if (event.data.kind === "start") {
+    fetcher = event.data.fetcher || null; // the bundle's own worker (fetcher.mjs)
     bootOnce();
+    return;
+  }
+  if (event.data.kind === "fetcher gone") {
+    fetcher = null;
+    fetcherGone?.(new FetcherGone(event.data.reason));
     return;
   }
   const { id, message } = event.data;

@@ -1,0 +1,33 @@
+// The second Web Worker of the "Try it" runtime, started by the page with the first one
+// (tryit.mjs) and told what to do by it (worker.mjs, over a MessagePort): it downloads the
+// bundle (site-packages.bin) and checks its sha256 while the first worker's thread starts
+// CPython. A worker reads its downloads on its own thread: one busy starting Python for a second
+// or more leaves the bytes waiting in the browser, and on a slow link the download stalls once
+// the browser's buffer for it is full. Here it goes on.
+
+import { DownloadError, Downloads } from "./download.mjs";
+import { FileCache } from "./files.mjs";
+
+// job: {kind: "bundle", file, sha256, index, brotli, inflate}; anything else: not needed.
+async function serve(port, job) {
+  if (job.kind !== "bundle") return;
+  const counted = (n) => port.postMessage({ kind: "bytes", n });
+  const files = await FileCache.open(job.index);
+  const downloads = new Downloads({ files, brotli: job.brotli, inflate: job.inflate, counted });
+  try {
+    const bytes = await downloads.checkedFile(job.file, job.sha256);
+    // when it was here, on the clock both workers share (for the benchmark's trace)
+    const at = performance.timeOrigin + performance.now();
+    port.postMessage({ kind: "bundle", bytes, at }, [bytes.buffer]);
+  } catch (error) {
+    const message = String(error && error.message ? error.message : error);
+    port.postMessage({ kind: "error", download: error instanceof DownloadError, message });
+  }
+  const kept = await Promise.all(downloads.storing);
+  port.postMessage({ kind: "kept", files: kept.filter(Boolean).length });
+}
+
+onmessage = ({ data }) => {
+  const { port } = data;
+  port.onmessage = ({ data: job }) => serve(port, job).finally(() => close());
+};
