@@ -8,9 +8,10 @@ guessed from the passage of time.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from collections import defaultdict
-from collections.abc import Callable, Iterator
+from collections.abc import AsyncIterator, Callable, Iterator
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
@@ -137,19 +138,27 @@ async def test_in_flight_never_above_the_limit(server, limit):
     assert app.max_active == (limit or 12)
 
 
-@pytest.mark.anyio
-async def test_waiters_go_first_come_first_served(server):
-    app, base = server
+@contextlib.asynccontextmanager
+async def only_slot_held(app: HoldApp, base: str) -> AsyncIterator[tuple[Any, Any]]:
+    """A one-slot client whose slot ``/hold/a`` holds (at the server) until the test opens
+    it; yields the client and the task group, which the block may start more requests in."""
     async with Requests(base, adapter="httpx", max_in_flight=1) as client:
         with anyio.fail_after(WAIT_S * 2):
             async with anyio.create_task_group() as tg:
                 tg.start_soon(client.get, "/hold/a")
                 await app.await_for(lambda: app.active == 1)
-                for name in "bcde":
-                    tg.start_soon(client.get, f"/hold/{name}")
-                    await anyio.wait_all_tasks_blocked()  # it has joined the line
-                assert gate_of(client).waiting == 4
-                app.opened.set()
+                yield client, tg
+
+
+@pytest.mark.anyio
+async def test_waiters_go_first_come_first_served(server):
+    app, base = server
+    async with only_slot_held(app, base) as (client, tg):
+        for name in "bcde":
+            tg.start_soon(client.get, f"/hold/{name}")
+            await anyio.wait_all_tasks_blocked()  # it has joined the line
+        assert gate_of(client).waiting == 4
+        app.opened.set()
     assert app.arrivals == ["/hold/a", "/hold/b", "/hold/c", "/hold/d", "/hold/e"]
     assert app.max_active == 1
 
@@ -157,17 +166,13 @@ async def test_waiters_go_first_come_first_served(server):
 @pytest.mark.anyio
 async def test_a_first_request_that_never_gets_a_slot_is_not_sent(server):
     app, base = server
-    async with Requests(base, adapter="httpx", max_in_flight=1) as client:
-        with anyio.fail_after(WAIT_S * 2):
-            async with anyio.create_task_group() as tg:
-                tg.start_soon(client.get, "/hold/a")
-                await app.await_for(lambda: app.active == 1)
-                started = anyio.current_time()
-                with pytest.raises(PollTimeout) as caught:
-                    await client.get("/job/b", timeout=0.3, delay=0.1)
-                waited = anyio.current_time() - started
-                assert app.arrivals == ["/hold/a"]  # b was never sent
-                app.opened.set()
+    async with only_slot_held(app, base) as (client, _):
+        started = anyio.current_time()
+        with pytest.raises(PollTimeout) as caught:
+            await client.get("/job/b", timeout=0.3, delay=0.1)
+        waited = anyio.current_time() - started
+        assert app.arrivals == ["/hold/a"]  # b was never sent
+        app.opened.set()
     assert caught.value.attempts == 0
     assert caught.value.response is None
     assert "max_in_flight" in str(caught.value)

@@ -5,7 +5,9 @@ or ends, walks its connections (is each closed, expired, idle, available? the fi
 the socket's state) and its whole list of queued requests. Behind resq's gate at most
 ``max_in_flight`` requests are ever in flight, so none of that is needed: a request takes a
 free connection to its origin (or opens one), and gives it back when its body has been read.
-Each step is O(1); the only socket check is one ``has_expired()`` on the connection taken.
+Each step is O(1), with at most two socket checks per request: ``has_expired()`` on the
+connection taken, and on the least recently used idle one as a connection comes back (so that
+one the server has closed does not linger).
 
 It is still httpcore doing the work: the connections are httpcore's, built by the pool's own
 ``create_connection`` with the client's settings (TLS, local address, socket options, network
