@@ -137,6 +137,12 @@ def test_a_long_transcript_scrolls_and_is_reached_by_keyboard(visit: Visit) -> N
     assert visit.transcript() == committed(name)
     listing = visit.widget().locator(".tryit__transcript")
     assert listing.evaluate("el => el.scrollHeight > el.clientHeight + 10")
+    # the newest line is scrolled into view, smoothly: wait until the list is at its end
+    # (within its bottom padding, less than a line)
+    visit.page.wait_for_function(
+        "el => el.scrollTop > 0 && el.scrollHeight - el.clientHeight - el.scrollTop < 8",
+        arg=listing.element_handle(),
+    )
     visit.button("edit").focus()  # the bar's last button (the editor is folded away)
     visit.page.keyboard.press("Tab")
     assert listing.evaluate("el => el === document.activeElement")
