@@ -36,13 +36,14 @@ THEME = (
     # the footer's "Made with" line (light palette: 4.47:1)
     ("color-contrast", ".md-copyright"),
 )
+THEME_PAIRS = [list(pair) for pair in THEME]
 
 # Runs axe in the page and, one by one, in each same-origin frame (the hedron demo panel), and
 # keeps the serious and critical violations that are not the theme's. Not through axe's own frame
 # messaging: the panel's document runs on the demo's virtual clock (``panel.mjs`` replaces its
 # timers), so axe in it gets the page's real timers while it runs, and they are put back after.
-RUN = """async (theme) => {
-  const frames = (doc) => [...doc.querySelectorAll("iframe")].flatMap((frame) =>
+RUN = """async ([theme, within]) => {
+  const frames = (root) => [...root.querySelectorAll("iframe")].flatMap((frame) =>
     frame.contentDocument ? [frame, ...frames(frame.contentDocument)] : []);
   const timers = ["setTimeout", "clearTimeout", "setInterval", "clearInterval"];
   const runIn = async (win, doc) => {
@@ -50,15 +51,17 @@ RUN = """async (theme) => {
     if (win !== window) for (const name of timers) win[name] = window[name].bind(window);
     try {
       // elementRef: the element itself (axe's selector for it may be a bare ":root")
-      return await win.axe.run(doc, { resultTypes: ["violations"], elementRef: true,
+      const context = win === window && within ? { include: [[within]] } : doc;
+      return await win.axe.run(context, { resultTypes: ["violations"], elementRef: true,
         iframes: false });
     } finally {
       timers.forEach((name, i) => { win[name] = saved[i]; });
     }
   };
   const out = [];
+  const inside = within ? frames(document.querySelector(within)) : frames(document);
   const docs = [[window, document, ""],
-    ...frames(document).map((f) => [f.contentWindow, f.contentDocument, "iframe >>> "])];
+    ...inside.map((f) => [f.contentWindow, f.contentDocument, "iframe >>> "])];
   for (const [win, doc, prefix] of docs) {
     const result = await runIn(win, doc);
     for (const violation of result.violations) {
@@ -89,18 +92,28 @@ def source() -> str:
     return target.read_text(encoding="utf-8")
 
 
-def violations(page: Any) -> list[dict[str, Any]]:
-    """Serious and critical axe violations of ``page`` (every frame), the theme's left out.
+def violations(page: Any, within: str | None = None) -> list[dict[str, Any]]:
+    """Serious and critical axe violations of ``page`` (every frame), the theme's left out;
+    with ``within`` (a CSS selector), only of that part of the page and the frames in it.
 
     Judged once the page has settled: a line still fading in has, for that quarter of a
     second, less contrast than it will have.
     """
+    start(page, within)
+    return result(page)
+
+
+def start(page: Any, within: str | None = None) -> None:
+    """Begin :func:`violations` in ``page`` and return at once; :func:`result` collects it.
+    So axe can check two tabs of separate browser contexts at once, each on its own
+    renderer's thread."""
     page.wait_for_function(SETTLED)
-    # axe into the page and into every same-origin frame (the hedron demo panel's document is
-    # written into its iframe by the page, so it is reached through the page, not Playwright's
-    # frame list)
-    page.evaluate(INJECT, source())
-    return list(page.evaluate(RUN, [list(pair) for pair in THEME]))
+    page.evaluate(START, [source(), [THEME_PAIRS, within]])
+
+
+def result(page: Any) -> list[dict[str, Any]]:
+    """What the check :func:`start` began in ``page`` found (waits for it to end)."""
+    return list(page.evaluate("() => window.__axeRun"))
 
 
 # Finite animations have ended (a spinner's endless one never does, and does not fade text).
@@ -120,3 +133,13 @@ INJECT = """(source) => {
   };
   into(document);
 }"""
+
+# axe into the page and into every same-origin frame (the hedron demo panel's document is
+# written into its iframe by the page, so it is reached through the page, not Playwright's
+# frame list), then run: on the page's next turn, as both take a while without yielding.
+START = f"""([source, args]) => {{
+  window.__axeRun = new Promise((go) => setTimeout(go, 0)).then(() => {{
+    ({INJECT})(source);
+    return ({RUN})(args);
+  }});
+}}"""

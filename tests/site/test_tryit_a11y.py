@@ -218,45 +218,114 @@ def test_focus_ring_and_list_numbers_are_visible_in_both_palettes(
         assert _contrast(_over(colours["marker"], colours["widget"]), background) >= 4.5
 
 
-@pytest.mark.parametrize("scheme", SCHEMES)
+# The theme's header, navigation and footer are the same on every page: checked whole on one
+# page of each kind, in the palette the reader's system asks for.
+WHOLE_PAGES = ["recipes/taskflow/", "hedron/components/poll/", "resq/polling/"]
+
+
+def _open(visit: Visit, built_site: Path, path: str) -> None:
+    visit.page.goto(visit.base_url + path)
+    visit.page.wait_for_load_state("load")
+    if 'class="tryit"' in (built_site / path / "index.html").read_text():
+        visit.page.wait_for_selector(".tryit[data-state='idle']")
+
+
+PALETTE = "document.body.dataset.mdColorScheme"
+
+
+def _switch_palette(visit: Visit) -> str:
+    """The theme's own toggle, clicked as a reader does: it restyles the page in place (and
+    the theme keeps the choice for the next page). The palette now shown."""
+    before = visit.page.evaluate(PALETTE)
+    visit.page.locator("[data-md-component=palette] label:visible").click()
+    visit.page.wait_for_function(f"(before) => {PALETTE} !== before", arg=before)
+    return str(visit.page.evaluate(PALETTE))
+
+
+def _check_content(
+    visit: Visit, built_site: Path, paths: list[str], found: dict[Any, Any]
+) -> Iterator[None]:
+    """One tab's share of the pages: each page's content, in the palette it loads in and in
+    the other one. Pauses (yields) while axe runs, so that the other tab can go on."""
+    for path in paths:
+        _open(visit, built_site, path)
+        palettes = []
+        for turn in range(2):
+            palettes.append(_switch_palette(visit) if turn else visit.page.evaluate(PALETTE))
+            axe.start(visit.page, within=".md-content")
+            yield
+            if violations := axe.result(visit.page):
+                found[path, palettes[-1]] = violations
+        assert sorted(palettes) == ["default", "slate"], path
+
+
 def test_axe_on_every_page_with_a_widget_or_a_component_preview(
-    chromium: Any, site_server: StaticServer, built_site: Path, scheme: str
+    chromium: Any, site_server: StaticServer, built_site: Path
 ) -> None:
+    """Each page's content, widgets and previews (their frames too), in both palettes: as the
+    page loads, and again after the theme's toggle (so the tab's next page loads in the other
+    one). Two tabs take turns, each checking while the other loads or is checked."""
     pages = _pages(built_site)
     assert {p for p in pages if p.startswith("recipes/")} == {f"recipes/{n}/" for n in TITLES}
     assert [p for p in pages if p.startswith("hedron/components/")]
+    assert set(WHOLE_PAGES) <= set(pages)
+    found: dict[Any, Any] = {}
+    with (
+        Visit(chromium, site_server.url, color_scheme="light") as one,
+        Visit(chromium, site_server.url, color_scheme="dark") as two,
+    ):
+        tabs = [
+            _check_content(one, built_site, pages[0::2], found),
+            _check_content(two, built_site, pages[1::2], found),
+        ]
+        while tabs:
+            tabs = [tab for tab in tabs if next(tab, StopIteration) is not StopIteration]
+    assert found == {}
+
+
+@pytest.mark.parametrize("scheme", SCHEMES)
+def test_axe_on_whole_pages(
+    chromium: Any, site_server: StaticServer, built_site: Path, scheme: str
+) -> None:
     found = {}
     with Visit(chromium, site_server.url, color_scheme=scheme) as visit:
-        for path in pages:
-            visit.page.goto(site_server.url + path)
-            visit.page.wait_for_load_state("load")
-            if 'class="tryit"' in (built_site / path / "index.html").read_text():
-                visit.page.wait_for_selector(".tryit[data-state='idle']")
+        for path in WHOLE_PAGES:
+            _open(visit, built_site, path)
+            assert visit.page.evaluate(PALETTE) == ("slate" if scheme == "dark" else "default")
             if violations := axe.violations(visit.page):
                 found[path] = violations
     assert found == {}
 
 
-@pytest.mark.parametrize("scheme", SCHEMES)
+def _in_both_palettes(visit: Visit, state: str, found: dict[Any, Any], focus: str = "") -> None:
+    """axe on the page as it is, in its palette and then in the other one (the theme's toggle
+    takes the focus: ``focus``, a widget button's action, gets it back)."""
+    for turn in range(2):
+        palette = _switch_palette(visit) if turn else visit.page.evaluate(PALETTE)
+        if focus:
+            visit.button(focus).focus()
+        found[state, palette] = axe.violations(visit.page)
+
+
 def test_axe_on_the_widget_at_work(
-    chromium: Any, site_server: StaticServer, built_site: Path, scheme: str
+    chromium: Any, site_server: StaticServer, built_site: Path
 ) -> None:
-    found = {}
-    with Visit(chromium, site_server.url, color_scheme=scheme) as visit:
+    found: dict[Any, Any] = {}
+    with Visit(chromium, site_server.url) as visit:
         visit.goto("recipes/resq-exhaustion/")
         visit.click("step", timeout=LOAD_MS)
-        found["running"] = axe.violations(visit.page)
+        _in_both_palettes(visit, "running", found)
         visit.click("run")
-        found["done"] = axe.violations(visit.page)
+        _in_both_palettes(visit, "done", found)
         visit.navigate("recipes/jobs-poll/")
         visit.click("run")
         assert visit.state() == "done"
-        found["hedron done"] = axe.violations(visit.page)
-    with Visit(chromium, site_server.url, color_scheme=scheme) as visit:
+        _in_both_palettes(visit, "hedron done", found)
+    with Visit(chromium, site_server.url) as visit:
         visit.context.route("**/pyodide.mjs", lambda route: route.abort())
         visit.goto("recipes/taskflow/")
         visit.click("step")
         assert visit.state() == "fallback"
-        visit.button("retry").focus()
-        found["failed"] = axe.violations(visit.page)
+        _in_both_palettes(visit, "failed", found, focus="retry")
+    assert len(found) == 8
     assert {state: v for state, v in found.items() if v} == {}
