@@ -15,3 +15,14 @@ def chromium() -> Iterator[Any]:
     """Headless Debian Chromium (module-scoped: see ``tests/_support/browser.py`` for why)."""
     with chromium_browser() as browser:
         yield browser
+
+
+@pytest.hookimpl(tryfirst=True)  # before ``-m`` selects by mark
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """A test that opens Chromium is a ``browser`` test, marked or not: ``scripts/test`` runs
+    those one at a time, after the others."""
+    for item in items:
+        if "chromium" in getattr(item, "fixturenames", ()) and not item.get_closest_marker(
+            "browser"
+        ):
+            item.add_marker(pytest.mark.browser)
