@@ -248,9 +248,16 @@ def runs(
     work, bin_dir = reader
     specs_dir = tmp_path_factory.mktemp("specs")
 
+    # Each spec first, in this thread: building one parses the example's files with ``ast``,
+    # which CPython 3.11 cannot do in several threads at once (its AST constructor's recursion
+    # count is shared: "SystemError: AST constructor recursion depth mismatch").
+    specs = {
+        name: _spec(name, pages[name], work / name, bin_dir, served_manifest["examples"][name])
+        for name in EXAMPLES
+    }
+
     def one(name: str) -> dict[str, Any]:
-        entry = served_manifest["examples"][name]
-        spec = _spec(name, pages[name], work / name, bin_dir, entry)
+        spec = specs[name]
         path = specs_dir / f"{name}.json"
         path.write_text(json.dumps(spec))
         cmd = ["unshare", "--net", "--", sys.executable, str(HERE / "paste_harness.py"), str(path)]
