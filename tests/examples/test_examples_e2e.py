@@ -249,8 +249,9 @@ def runs(
     specs_dir = tmp_path_factory.mktemp("specs")
 
     # Each spec first, in this thread: building one parses the example's files with ``ast``,
-    # which CPython 3.11 cannot do in several threads at once (its AST constructor's recursion
-    # count is shared: "SystemError: AST constructor recursion depth mismatch").
+    # which CPython 3.11.7 does not do safely in several threads at once (its AST constructor's
+    # recursion count is shared: a fresh clone's run raised "SystemError: AST constructor
+    # recursion depth mismatch").
     specs = {
         name: _spec(name, pages[name], work / name, bin_dir, served_manifest["examples"][name])
         for name in EXAMPLES
