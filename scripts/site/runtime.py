@@ -15,8 +15,11 @@ Steps (each cached; rerun only when its inputs change):
 6. gzip copies of the wasm, its JavaScript and the standard library (:func:`precompress`),
    which the worker inflates itself, and brotli copies of those and of the bundle, for hosts
    that serve precompressed files (``precompressed.py``);
-7. htmx, taken from hedron's build (same pinned npm package);
-8. ``tryit-files.json``, the index of the served files and their sha256 (:func:`write_index`):
+7. the prepared interpreter: a snapshot of the runtime started and imported by the site's own
+   worker in headless Chromium, which a first visit on a fast link restores instead of
+   starting afresh (``shipped_interpreter.py``);
+8. htmx, taken from hedron's build (same pinned npm package);
+9. ``tryit-files.json``, the index of the served files and their sha256 (:func:`write_index`):
    the worker keeps the files it downloads in the browser's Cache Storage under those hashes,
    so a later visit downloads only this index, and a new build's files replace the old ones.
 
@@ -353,17 +356,21 @@ def write_index(
     folder: Path, manifest: dict[str, object], br_only: dict[str, str]
 ) -> dict[str, str]:
     """Write :data:`INDEX_NAME`: ``{"files": {name: sha256}}`` of every file in ``folder``
-    (but the ``.br`` copies, which are served under the plain name).
+    (but the ``.br`` copies, which are served under the plain name, and the prepared
+    interpreter's copies: the worker keeps that one as the interpreter saved for the next visit,
+    not with the files).
 
     The bundle's inflated bytes are listed too (under its ``file`` name: a server that labels
     ``.gz`` files ``Content-Encoding: gzip`` has the browser inflate it), and so are the files
     served only as ``.br`` (``br_only``, see ``precompressed.py``). The worker asks for this
     index on every start (``docs/assets/tryit/files.mjs``).
     """
+    shipped = manifest.get("snapshot")
+    unlisted = {INDEX_NAME, f"{shipped['file']}.gz"} if isinstance(shipped, dict) else {INDEX_NAME}
     files = {
         path.name: hashlib.sha256(path.read_bytes()).hexdigest()
         for path in sorted(folder.iterdir())
-        if path.is_file() and path.name != INDEX_NAME and path.suffix != ".br"
+        if path.is_file() and path.name not in unlisted and path.suffix != ".br"
     }
     files[str(manifest["file"])] = str(manifest["sha256"])
     files.update(br_only)
@@ -381,6 +388,9 @@ def write_manifests(folder: Path, info: dict[str, object]) -> None:
     manifest = bundle.write_bundle(folder, lock)
     precompressed = load_script("tryit_precompressed", HERE / "precompressed.py")
     br_only = precompressed.compress_runtime(folder, manifest, folder / bundle.MANIFEST)
+    shipped = load_script("tryit_shipped_interpreter", HERE / "shipped_interpreter.py")
+    manifest["snapshot"] = shipped.make(folder)
+    (folder / bundle.MANIFEST).write_text(json.dumps(manifest, separators=(",", ":")), "utf-8")
     write_index(folder, manifest, br_only)
     precompressed.compress_json(folder, INDEX_NAME)
 
@@ -395,6 +405,8 @@ def build(*, force: bool = False) -> Path:
         hook.ensure_htmx()
     compiled = precompile(parts[0], parts[1:])
     steps = [HERE / name for name in ("bundle.py", "runtime.py", "precompressed.py", "brotli.mjs")]
+    shipped = load_script("tryit_shipped_interpreter", HERE / "shipped_interpreter.py")
+    steps += [HERE / "shipped_interpreter.py", *(shipped.WORKER_DIR / n for n in shipped.WORKER_FILES)]
     key = (compiled / ".stamp").read_text() + _tree_hash(HTMX, *steps)
     if _stamped(RUNTIME, key):
         return RUNTIME

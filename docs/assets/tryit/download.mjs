@@ -17,6 +17,7 @@ export const PRECOMPRESSED = {
   "pyodide.asm.mjs": "text/javascript",
   "python_stdlib.zip": "application/zip",
   "site-packages.bin": "application/octet-stream", // the bundle (worker.mjs: fetchBundle)
+  "tryit-snapshot.bin": "application/octet-stream", // the build's interpreter (shippedSnapshot)
 };
 
 // Files the build serves as brotli under another name (scripts/site/precompressed.py).

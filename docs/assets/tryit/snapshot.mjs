@@ -11,13 +11,26 @@
 // addresses and function-table slots on every start (withDynlibs); and the bundle's files are
 // written into the file system again (the worker does that in any case).
 
-import { openCache } from "./files.mjs";
+import { openCache, sha256 } from "./files.mjs";
 
 const CACHE = "tryit-snapshot";
 const META = "x-tryit-snapshot"; // response header holding what restoring needs (JSON)
 // Bump when what a snapshot holds or how it is restored changes (the linking in withDynlibs,
 // the meta): snapshots saved by an older worker are then never restored.
-const FORMAT = 1;
+const FORMAT = 2;
+
+// What Python may have read of the browser while it imported (urllib3 reads whether the page
+// is cross-origin isolated; Pyodide, whether JSPI exists): a snapshot is restored only where
+// these are the same as where it was made.
+export function environment() {
+  return { jspi: typeof WebAssembly.Suspending === "function", isolated: !!self.crossOriginIsolated };
+}
+
+// Whether a snapshot's meta fits this browser (see environment).
+export function fitsHere(meta) {
+  const here = environment();
+  return !!meta?.env && Object.keys(here).every((name) => meta.env[name] === here[name]);
+}
 
 // The cache key of a snapshot: this worker's format, the bundle, the runtime files.
 export function snapshotKey(manifest) {
@@ -25,17 +38,19 @@ export function snapshotKey(manifest) {
 }
 
 // Wrap Pyodide's module factory so that the compiled shared libraries (`dynlibs`: a promise of
-// [[path, WebAssembly.Module], ...]) are linked before CPython starts. `heapBytes` grows the
-// memory first, to hold a snapshot being restored. Returns the factory and its `linked` state:
-// {done, table, error} once the module is created.
-export function withDynlibs(factory, dynlibs, heapBytes = 0) {
+// [[path, WebAssembly.Module], ...]) are linked before CPython starts. `snapshot`, when one is
+// being restored ({bytes, size, filled}): the memory is grown to hold it first, and with
+// `filled` (a promise: its bytes are still arriving) the restore waits for them. Returns the
+// factory and its `linked` state: {done, table, error} once the module is created.
+export function withDynlibs(factory, dynlibs, snapshot = null) {
   const linked = { done: false, table: 0, error: null };
+  const heapBytes = snapshot ? snapshot.size : 0;
   const wrapped = (moduleArg) => {
     const preRun = [].concat(moduleArg.preRun || []);
     preRun.push((Module) => {
       Module.addRunDependency("tryit-dynlibs");
-      dynlibs
-        .then((libs) => {
+      Promise.all([dynlibs, snapshot?.filled?.catch(() => spoil(snapshot.bytes))])
+        .then(([libs]) => {
           if (heapBytes > Module.HEAP8.length) Module._emscripten_resize_heap(heapBytes);
           const flags = { loadAsync: false, global: true, nodelete: true, allowUndefined: true };
           for (const [path, compiled] of libs) {
@@ -59,6 +74,29 @@ export function withDynlibs(factory, dynlibs, heapBytes = 0) {
   return { factory: wrapped, linked };
 }
 
+// A snapshot whose bytes could not all be had: Pyodide then refuses it (a wrong magic number)
+// and the start goes on afresh.
+function spoil(bytes) {
+  bytes.fill(0, 0, 16);
+}
+
+// The build's snapshot (scripts/site/shipped_interpreter.py), read from `response` straight
+// into `bytes` (a Uint8Array of its size, which Pyodide is given at once: it sizes the memory
+// and compiles the wasm meanwhile). Resolves once every byte is in and the sha256 is right.
+export async function fill(response, bytes, hash) {
+  const reader = response.body.getReader();
+  let at = 0;
+  for (;;) {
+    const { value, done } = await reader.read();
+    if (done) break;
+    if (at + value.length > bytes.length) throw new Error("the prepared interpreter is too long");
+    bytes.set(value, at);
+    at += value.length;
+  }
+  if (at !== bytes.length) throw new Error(`the prepared interpreter stopped at ${at} of ${bytes.length} bytes`);
+  if ((await sha256(bytes)) !== hash) throw new Error("the prepared interpreter: sha256 mismatch");
+}
+
 // Copy the interpreter's memory. Call it only while Python is idle: Pyodide refuses if Python
 // still holds JavaScript objects other than its own. It also checks that its table of those
 // is as it was at start, which lists the loaded packages: hide them for the copy.
@@ -78,7 +116,7 @@ export function takeSnapshot(pyodide, linked) {
     const handles = Object.entries(Module.LDSO.loadedLibsByHandle)
       .filter(([handle, dso]) => handle !== "0" && dso.name !== "__main__")
       .map(([handle, dso]) => [handle, dso.name]);
-    return { bytes, meta: { table: linked.table, handles } };
+    return { bytes, meta: { table: linked.table, handles, env: environment() } };
   } finally {
     config._makeSnapshot = false;
     Object.assign(pyodide.loadedPackages, saved);
@@ -88,6 +126,7 @@ export function takeSnapshot(pyodide, linked) {
 // After a restore: check the libraries landed where the snapshot expects them, and give
 // Python's dlopen handles back their libraries. Throws if the snapshot does not fit.
 export function relink(pyodide, linked, meta) {
+  if (!fitsHere(meta)) throw new Error(`made for ${JSON.stringify(meta.env)}, not ${JSON.stringify(environment())}`);
   if (!linked.done) throw new Error(`shared libraries not linked: ${linked.error}`);
   if (linked.table !== meta.table) {
     throw new Error(`function table ${linked.table}, the snapshot expects ${meta.table}`);
@@ -108,7 +147,8 @@ export async function readSnapshot(key) {
   if (!hit) return null;
   const meta = JSON.parse(hit.headers.get(META) || "null");
   if (!meta) return null;
-  return { bytes: new Uint8Array(await hit.arrayBuffer()), meta };
+  const bytes = new Uint8Array(await hit.arrayBuffer());
+  return { bytes, meta, size: bytes.length };
 }
 
 // Keep one snapshot: the one for this build of the runtime.

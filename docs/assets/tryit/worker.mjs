@@ -8,6 +8,8 @@ import { checked, Downloads, DownloadError, PRECOMPRESSED, PYODIDE } from "./dow
 import { FileCache } from "./files.mjs";
 import {
   dropSnapshot,
+  fill,
+  fitsHere,
   readSnapshot,
   relink,
   snapshotKey,
@@ -28,6 +30,13 @@ if (flags.has("nojspi")) {
 // Save the interpreter for the next visit, and restore it (snapshot.mjs): needs Cache Storage,
 // which only secure contexts have (https, or localhost).
 const snapshots = typeof caches !== "undefined";
+// The build's own snapshot of a started interpreter (scripts/site/shipped_interpreter.py: 9.6
+// MB from a host that serves the .br copies) is downloaded on a first visit only when the link
+// gave the runtime's JavaScript (0.23 MB) at least this many bytes a second. Measured with
+// Chromium's network emulation (20 ms latency): that file came at 1.1-1.3 MB/s on a 20 Mbit/s
+// link, 1.7-2.2 MB/s at 40 Mbit/s (where a first visit took 5.5 s with the snapshot and 5.0-5.3
+// s without), 2.5-3.2 MB/s at 60 Mbit/s (4.3 s both ways) and mostly 4-9 MB/s on loopback.
+const FAST_LINK = 3.5e6;
 
 const warnNull = (what) => (error) => {
   console.warn(`tryit: ${what}:`, error);
@@ -48,6 +57,7 @@ let wireScale = 1; // bytes on the wire per byte counted (a brotli host: the bro
 const STAGE_DONE = {
   "Starting Python": 0.45,
   "Restoring the interpreter saved on your last visit": 0.45,
+  "Restoring a prepared interpreter": 0.45,
   "Installing packages": 0.6,
   "Importing the libraries": 0.7,
   Ready: 1,
@@ -296,8 +306,9 @@ async function importModule(name) {
 let browser = null;
 let jspi = false;
 
-// Start the interpreter: afresh, or from a snapshot ({bytes, meta}) when given one. With the
-// bundle, its shared libraries are linked before CPython starts (snapshot.mjs explains why).
+// Start the interpreter: afresh, or from a snapshot ({bytes, meta, size}, and `filled` while
+// its bytes are still arriving) when given one. With the bundle, its shared libraries are linked before CPython starts
+// (snapshot.mjs explains why).
 async function start({ loadPyodide, factory, manifest, dynlibs, snapshot }) {
   let linked = null;
   const plain = factory;
@@ -315,7 +326,7 @@ async function start({ loadPyodide, factory, manifest, dynlibs, snapshot }) {
     return plain(moduleArg);
   };
   if (manifest) {
-    ({ factory, linked } = withDynlibs(factory, dynlibs, snapshot ? snapshot.bytes.length : 0));
+    ({ factory, linked } = withDynlibs(factory, dynlibs, snapshot));
   }
   const pyodide = await loadPyodide({
     createPyodideModule: factory,
@@ -378,11 +389,51 @@ function save(key, pyodide, linked) {
   });
 }
 
+// The build's snapshot was restored: keep it as the interpreter saved for the next visit.
+function keepShipped(key, { bytes, meta }) {
+  setTimeout(async () => {
+    const ok = await writeSnapshot(key, { bytes, meta }).catch(warnNull("the interpreter was not kept"));
+    postMessage({ kind: "saved", ok: !!ok });
+  });
+}
+
 // The runtime is ready: once the files downloaded are kept, drop an older build's.
 async function keepFiles() {
   const kept = (await Promise.all(downloads.storing)).filter(Boolean).length + (await fetcherKept);
   await downloads.files.prune().catch(warnNull("older files were not deleted"));
   postMessage({ kind: "kept", files: kept });
+}
+
+// Bytes a second the link gave the runtime's JavaScript (pyodide.asm.mjs, the first file of
+// a quarter megabyte), from the browser's own timing of its download; null when it did not
+// come from the server (kept from an earlier visit).
+function linkSpeed() {
+  const name = new URL("pyodide.asm.mjs", PYODIDE).href;
+  const entry = performance.getEntriesByType("resource").findLast((e) => e.name.startsWith(name));
+  if (!entry || !entry.encodedBodySize) return null;
+  return entry.encodedBodySize / (Math.max(entry.responseEnd - entry.responseStart, 1) / 1000);
+}
+
+// The build's snapshot of a started interpreter, when this browser can restore it, the host
+// serves the .br copies (from a host that sends files as they are, its .gz copy would take a
+// first visit over the 16 MB the site allows itself) and the link is fast: {bytes, filled,
+// meta, size, shipped}, else null. Its bytes arrive into `bytes` while
+// the wasm compiles (snapshot.mjs: fill); a copy that cannot be had or fails its check makes
+// the start go on afresh. It is not kept with the other files: once restored, it is kept as
+// the interpreter saved for the next visit.
+function shippedSnapshot(manifest) {
+  const shipped = manifest?.snapshot;
+  if (!shipped || shipped.key !== snapshotKey(manifest) || !fitsHere(shipped.meta)) return null;
+  if (!downloads.brotli || !(linkSpeed() >= FAST_LINK)) return null;
+  expectedBytes += shipped.size;
+  wireScale = (manifest.brotli + shipped.brotli) / (manifest.plain + shipped.size);
+  const bytes = new Uint8Array(shipped.size);
+  const filled = downloads
+    .file(shipped.file, undefined, { gzipOnly: true })
+    .then((response) => fill(response, bytes, shipped.sha256))
+    .finally(() => arrived(shipped.file));
+  filled.catch((error) => console.warn("tryit: the prepared interpreter could not be had:", error));
+  return { bytes, filled, meta: shipped.meta, size: shipped.size, shipped: true };
 }
 
 async function boot() {
@@ -399,11 +450,14 @@ async function boot() {
   if (hostBrotli && manifest?.plain) wireScale = manifest.brotli / manifest.plain;
   // CPython's start waits for the wasm, the standard library and the shared libraries; the
   // imports, much later, for the bundle: it downloads once the others are in, so that on a
-  // slow link they have the bandwidth to themselves.
+  // slow link they have the bandwidth to themselves (at once when restoring: no CPython start
+  // to make room for).
   const dynlibs = manifest ? fetchDynlibs(manifest) : null;
   const critical = ["pyodide.asm.wasm", "python_stdlib.zip", ...(manifest?.dynlibs || []).map((lib) => lib.file)];
-  const criticalIn = Promise.all(critical.map((name) => arrival(name).promise));
-  const bundle = manifest ? criticalIn.then(() => fetchBundle(manifest)) : null;
+  let askForBundle;
+  const bundleWanted = new Promise((resolve) => (askForBundle = resolve));
+  Promise.all(critical.map((name) => arrival(name).promise)).then(askForBundle);
+  const bundle = manifest ? bundleWanted.then(() => fetchBundle(manifest)) : null;
   if (!manifest) fetcher?.postMessage({ kind: "close" }); // no bundle: its worker may go
   for (const part of [bundle, dynlibs]) {
     part?.catch((error) => error instanceof DownloadError && fail(error)); // say it at once
@@ -412,21 +466,23 @@ async function boot() {
   const saved = key ? readSnapshot(key).catch(warnNull("no saved interpreter")) : null;
   const [{ loadPyodide }, { default: factory }] = await runtime;
   const parts = { loadPyodide, factory, manifest, bundle, dynlibs };
-  const snapshot = await saved;
+  const snapshot = (await saved) || shippedSnapshot(manifest);
   let restored = null;
   if (snapshot) {
-    setStage("Restoring the interpreter saved on your last visit");
+    askForBundle();
+    setStage(snapshot.shipped ? "Restoring a prepared interpreter" : "Restoring the interpreter saved on your last visit");
     restored = await startAndImport(parts, snapshot).catch((error) => {
       if (error instanceof DownloadError) throw error;
       // another build's, spoiled, or it fails once restored: never again, start afresh
       console.warn("tryit: starting afresh, the saved interpreter does not work here:", error);
-      dropSnapshot();
+      if (!snapshot.shipped) dropSnapshot();
       return null;
     });
   }
   const { pyodide, linked, installed, info } = restored || (await startAndImport(parts, null));
   jspi = info.jspi;
   if (key && !restored && installed && linked.done) save(key, pyodide, linked);
+  if (key && restored && snapshot.shipped) keepShipped(key, snapshot);
   setStage("Ready");
   const resources = performance.getEntriesByType("resource");
   const transferred = resources.reduce((sum, r) => sum + (r.encodedBodySize || 0), 0);
@@ -438,6 +494,8 @@ async function boot() {
     python: info.python,
     jspi,
     restored: !!restored,
+    shipped: !!restored && !!snapshot.shipped,
+    linkSpeed: linkSpeed(),
     stages: stageTimes,
     arrived: arrivedTimes,
     bundleAsked,

@@ -1,0 +1,157 @@
+"""The interpreter a first visit may restore: made at build time by the "Try it" worker itself.
+
+A fresh start spends about 2.5 s of CPU on a 2-core machine starting CPython and importing
+FastAPI, pydantic, httpx, requests, resq and hedron; restoring a memory snapshot of that
+interpreter takes about 0.3 s. The worker (``docs/assets/tryit/snapshot.mjs``) already keeps
+such a snapshot in the reader's Cache Storage after a fresh start; this script makes one for
+first visits. It serves the runtime folder being built with the site's worker scripts on
+127.0.0.1, lets the worker start afresh in headless Chromium (``/usr/bin/chromium``), and takes
+the interpreter the worker saved out of the browser's Cache Storage.
+
+The snapshot is 45 MB and is served only compressed (``NAME.gz``, ``NAME.br``: about 11 and 9
+MB), so it pays only on a fast link: the worker downloads it only when the first runtime file
+arrived fast enough (``docs/assets/tryit/worker.mjs``), and otherwise starts afresh as before.
+
+Usage: ``python scripts/site/shipped_interpreter.py FOLDER`` (the runtime folder, with its
+manifest ``tryit-bundle.json``). Writes the compressed copies into FOLDER and prints the
+manifest's ``snapshot`` entry as JSON. :func:`make` runs it in a subprocess: Playwright's sync
+API must not share a process with the MkDocs build that calls it.
+"""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import json
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+ROOT = HERE.parent.parent
+WORKER_DIR = ROOT / "docs" / "assets" / "tryit"
+# The worker's module graph: a change to how it starts or restores Python changes what a
+# snapshot holds (``runtime.py`` rebuilds the runtime, and this snapshot, when they change).
+WORKER_FILES = ("worker.mjs", "snapshot.mjs", "download.mjs", "files.mjs")
+FILE = "tryit-snapshot.bin"  # served as FILE + ".gz" and FILE + ".br" only
+# Brotli quality for the snapshot: 5 takes seconds on two cores; 9 saves 0.5 MB in minutes.
+QUALITY = 5
+BOOT_MS = 300_000  # bound for the worker's start in the build's browser
+
+# The page that runs the worker: nothing but the worker and a way to read what it saved.
+PAGE = """<!doctype html><meta charset="utf-8"><title>shipped interpreter</title>
+<script type="module">
+const worker = new Worker("assets/tryit/worker.mjs", { type: "module" });
+worker.onmessage = ({ data }) => {
+  if (data.kind === "failed") window.failed = data.reason;
+  if (data.kind === "saved") window.saved = data.ok;
+};
+worker.postMessage({ kind: "start" });
+</script>"""
+# Once saved: the one entry of the worker's snapshot cache, offered as a download.
+TAKE = """async () => {
+  const cache = await caches.open("tryit-snapshot");
+  const [request] = await cache.keys();
+  const response = await cache.match(request);
+  const meta = response.headers.get("x-tryit-snapshot");
+  const blob = await response.blob();
+  const a = document.createElement("a");
+  a.href = URL.createObjectURL(blob);
+  a.download = "snapshot.bin";
+  document.body.append(a);
+  a.click();
+  return { key: request.url.split("/snapshot/").pop(), meta: JSON.parse(meta) };
+}"""
+
+
+def _take(folder: Path, out: Path) -> dict[str, Any]:
+    """Run the worker on ``folder`` in Chromium; write the saved snapshot to ``out``; return
+    its cache key and meta."""
+    sys.path.insert(0, str(ROOT))
+    sys.path.insert(0, str(HERE))
+    from static_server import StaticServer
+
+    from tests._support.browser import chromium_browser
+
+    with tempfile.TemporaryDirectory() as tmp:
+        site = Path(tmp)
+        (site / "assets").mkdir()
+        (site / "assets" / "tryit").symlink_to(WORKER_DIR)
+        (site / "_tryit").mkdir()
+        (site / "_tryit" / "pyodide").symlink_to(folder.resolve())
+        (site / "index.html").write_text(PAGE, encoding="utf-8")
+        with StaticServer(site) as server, chromium_browser() as browser:
+            context = browser.new_context(accept_downloads=True)
+            page = context.new_page()
+            page.goto(server.url)
+            page.wait_for_function(
+                "() => window.saved !== undefined || window.failed", timeout=BOOT_MS, polling=100
+            )
+            failed = page.evaluate("window.failed || null")
+            if failed or page.evaluate("window.saved") is not True:
+                raise RuntimeError(f"the worker did not save an interpreter: {failed}")
+            with page.expect_download() as download:
+                taken = page.evaluate(TAKE)
+            download.value.save_as(out)
+            context.close()
+            origin = server.url.rstrip("/").encode()
+    if origin in out.read_bytes():
+        raise RuntimeError(f"the snapshot holds the build's origin {origin!r}")
+    return taken
+
+
+def build(folder: Path) -> dict[str, Any]:
+    """Make the snapshot for the runtime ``folder``; write ``FILE.gz`` and ``FILE.br`` there
+    and return the manifest entry: the file, its sha256 and size (inflated), the bytes each
+    copy takes on the wire, and the ``meta`` a restore checks (snapshot.mjs)."""
+    manifest = json.loads((folder / "tryit-bundle.json").read_text(encoding="utf-8"))
+    with tempfile.TemporaryDirectory() as tmp:
+        raw = Path(tmp) / FILE
+        taken = _take(folder, raw)
+        expected = f"{manifest['sha256']}-{manifest['runtime']}"
+        if not taken["key"].endswith(expected):
+            raise RuntimeError(f"snapshot key {taken['key']} is not this runtime's ({expected})")
+        data = raw.read_bytes()
+        (folder / (FILE + ".gz")).write_bytes(gzip.compress(data, 9, mtime=0))
+        brotli = [str(HERE / "brotli.mjs"), str(QUALITY), str(raw), str(folder / (FILE + ".br"))]
+        subprocess.run(["node", *brotli], check=True)
+    return {
+        "file": FILE,
+        "key": taken["key"],
+        "sha256": hashlib.sha256(data).hexdigest(),
+        "size": len(data),
+        "gzip": (folder / (FILE + ".gz")).stat().st_size,
+        "brotli": (folder / (FILE + ".br")).stat().st_size,
+        "meta": taken["meta"],
+    }
+
+
+def make(folder: Path) -> dict[str, Any]:
+    """:func:`build` in a subprocess (see the module docstring)."""
+    if not shutil.which("node"):
+        raise RuntimeError("node is missing: scripts/bootstrap installs it")
+    done = subprocess.run(
+        [sys.executable, str(Path(__file__).resolve()), str(folder)],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"the shipped interpreter was not made:\n{done.stderr[-3000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def main(argv: list[str]) -> int:
+    if len(argv) != 1:
+        print(__doc__.strip().splitlines()[0], file=sys.stderr)
+        print("usage: python scripts/site/shipped_interpreter.py FOLDER", file=sys.stderr)
+        return 2
+    print(json.dumps(build(Path(argv[0]))))
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))
