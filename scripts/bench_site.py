@@ -11,7 +11,9 @@ Prints, next to the goals of the docs site:
   serves files as they are (the worker takes the ``.gz`` copies) and one that serves the
   build's brotli copies (``precompressed``), each on loopback and on a link emulated by
   Chromium (``Network.emulateNetworkConditions``: 20 Mbit/s each way, 20 ms latency; goals
-  <= 1.5 s on loopback, <= 4.5 s at 20 Mbit/s), with [min-max] over the runs; each cold run
+  <= 1.5 s on loopback, <= 4.5 s at 20 Mbit/s), with [min-max] over the runs (from the
+  brotli host on a fast link the worker restores the build's prepared interpreter instead of
+  starting afresh, when the link measures fast enough: each run says which); each cold run
   also prints the worker's trace: when each stage began and when each file had fully arrived
   (the bundle: when its own worker, ``fetcher.mjs``, had it checked), on the worker's clock;
 - warm: another recipe in the same visit (the interpreter is reused, no load), and a new page
@@ -179,6 +181,10 @@ def click_to_ready(page: Any, server: StaticServer) -> tuple[float, int, float]:
     if info.get("bundleAsked") is not None:
         stages += f"; bundle asked for @{info['bundleAsked'] / 1000:.2f}s"
     how = "restored a saved interpreter" if info.get("restored") else "started afresh"
+    if info.get("shipped"):
+        how = "restored the prepared interpreter"
+    if info.get("linkSpeed") is not None:
+        how += f" (the runtime's JavaScript came at {info['linkSpeed'] / 1e6:.1f} MB/s)"
     first_line = times["line"] / 1000
     how += ", brotli host" if info.get("brotli") else ""
     print(f"  {how}; stages (worker clock): {stages}; first line @{first_line:.1f}s (page clock)")

@@ -3,6 +3,7 @@ copied with a lockfile that matches its wheels, MIME types Pyodide needs."""
 
 from __future__ import annotations
 
+import gzip
 import hashlib
 import html
 import json
@@ -101,6 +102,25 @@ def test_runtime_is_copied_with_a_lockfile_matching_its_wheels(built_site: Path)
     assert (folder / "pyodide.asm.wasm").stat().st_size > 1_000_000
     assert (built_site / "_tryit" / "htmx.min.js").exists()
     assert not (folder / "pyodide-lock.json").exists()  # its wheels are not served
+
+
+def test_the_prepared_interpreter_is_this_runtimes_and_served_only_compressed(
+    built_site: Path,
+) -> None:
+    folder = built_site / "_tryit" / "pyodide"
+    manifest = json.loads((folder / "tryit-bundle.json").read_text())
+    shipped = manifest["snapshot"]
+    # the worker restores it only for this bundle and runtime (snapshot.mjs: snapshotKey)
+    assert shipped["key"].split("-", 1)[1] == f"{manifest['sha256']}-{manifest['runtime']}"
+    assert not (folder / shipped["file"]).exists()
+    data = gzip.decompress((folder / f"{shipped['file']}.gz").read_bytes())
+    assert (len(data), hashlib.sha256(data).hexdigest()) == (shipped["size"], shipped["sha256"])
+    assert (folder / f"{shipped['file']}.br").stat().st_size == shipped["brotli"]
+    assert shipped["size"] > 20_000_000 and shipped["brotli"] < shipped["size"] / 3
+    assert shipped["meta"]["table"] > 0 and shipped["meta"]["env"] == {"jspi": True, "isolated": False}
+    # not kept with the files: the worker keeps it as the interpreter saved for the next visit
+    listed = json.loads((folder / "tryit-files.json").read_text())["files"]
+    assert not [name for name in listed if name.startswith(shipped["file"])]
 
 
 def test_static_server_and_mkdocs_serve_use_the_wasm_and_module_types(built_site: Path) -> None:

@@ -30,6 +30,8 @@ function newWorker() {
   // tests only: a browser without JSPI, or without DecompressionStream (no .gz files, no bundle)
   if (globalThis.TRYIT_SIMULATE_NO_JSPI) script.searchParams.set("nojspi", "");
   if (globalThis.TRYIT_SIMULATE_NO_DECOMPRESSION) script.searchParams.set("nodecompress", "");
+  // tests only: take the link for a fast or a slow one ("fast", "slow"), whatever it measures
+  if (globalThis.TRYIT_SIMULATE_LINK) script.searchParams.set("link", globalThis.TRYIT_SIMULATE_LINK);
   const worker = new Worker(script, { type: "module" });
   worker.onerror = (event) => (worker.startError = event.message || "it did not start");
   return worker;

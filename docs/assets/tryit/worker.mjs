@@ -22,6 +22,7 @@ import {
 // use it to check that sync recipes then show their recorded transcript and say why.
 // `?nodecompress` behaves like a browser without DecompressionStream: plain runtime files and
 // every wheel through Pyodide's loadPackage (no .gz file, no bundle).
+// `?link=fast` or `?link=slow` takes the link for one, whatever it measures (linkSpeed).
 const flags = new URL(import.meta.url).searchParams;
 if (flags.has("nojspi")) {
   delete WebAssembly.Suspending;
@@ -408,6 +409,8 @@ async function keepFiles() {
 // a quarter megabyte), from the browser's own timing of its download; null when it did not
 // come from the server (kept from an earlier visit).
 function linkSpeed() {
+  if (flags.get("link") === "fast") return Infinity;
+  if (flags.get("link") === "slow") return 0;
   const name = new URL("pyodide.asm.mjs", PYODIDE).href;
   const entry = performance.getEntriesByType("resource").findLast((e) => e.name.startsWith(name));
   if (!entry || !entry.encodedBodySize) return null;

@@ -1,0 +1,137 @@
+"""The prepared interpreter: a snapshot of the started runtime that the build makes
+(``scripts/site/shipped_interpreter.py``) and a first visit restores instead of starting CPython
+and importing, when the host serves the ``.br`` copies and the link is fast
+(``docs/assets/tryit/worker.mjs``: ``shippedSnapshot``).
+
+These tests run in headless Chromium against the built site, from a host that serves the
+``.br`` copies: restored, it runs a sync and a hedron recipe to their committed transcripts and
+is kept for the next visit; on a slow link (Chromium's network emulation) it is never asked
+for; one that cannot be had, is spoiled, or does not fit the browser leaves a fresh start that
+works. ``TRYIT_SIMULATE_LINK`` takes loopback for a fast link whatever the machine's load makes
+the worker measure.
+"""
+
+from __future__ import annotations
+
+import gzip
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from static_server import StaticServer
+
+from tests._support.tryit_visit import LOAD_MS, Visit, committed
+
+pytestmark = pytest.mark.browser
+
+FILE = "tryit-snapshot.bin"
+SAVED = "() => globalThis.__tryitRuntime && globalThis.__tryitRuntime.saved !== undefined"
+KEYS = """async () => (await (await caches.open("tryit-snapshot")).keys()).map((r) => r.url)"""
+FAST = "globalThis.TRYIT_SIMULATE_LINK = 'fast'"
+
+
+def _served(server: StaticServer) -> dict[str, int]:
+    return {p.rsplit("/", 1)[1]: n for p, n in server.log if "/_tryit/pyodide/" in p}
+
+
+def _shipped(built_site: Path) -> dict[str, Any]:
+    manifest = json.loads((built_site / "_tryit/pyodide/tryit-bundle.json").read_text())
+    return dict(manifest["snapshot"])
+
+
+@pytest.mark.parametrize("recipe", ["resq-sync-poll", "taskflow"])  # sync code (JSPI); hedron
+def test_a_fast_first_visit_restores_it_runs_a_recipe_and_keeps_it(
+    chromium: Any, built_site: Path, recipe: str
+) -> None:
+    shipped = _shipped(built_site)
+    with (
+        StaticServer(built_site, precompressed=True) as server,
+        Visit(chromium, server.url) as visit,
+    ):
+        visit.page.add_init_script(FAST)
+        visit.goto(f"recipes/{recipe}/")
+        visit.click("run", timeout=LOAD_MS)
+        assert visit.transcript() == committed(recipe)
+        info = visit.runtime()
+        assert (info["restored"], info["shipped"], info["jspi"]) == (True, True, True)
+        assert "Starting Python" not in info["stages"]
+        assert _served(server)[FILE] == shipped["brotli"]  # its .br copy
+        # kept as the interpreter saved for the next visit (not with the files)
+        visit.page.wait_for_function(SAVED, timeout=LOAD_MS)
+        assert visit.page.evaluate("globalThis.__tryitRuntime.saved") is True
+        assert [url.rsplit("/", 1)[1] for url in visit.page.evaluate(KEYS)] == [shipped["key"]]
+        visit.reopen()
+        server.clear_log()
+        visit.goto(f"recipes/{recipe}/")
+        visit.click("run", timeout=LOAD_MS)
+        assert visit.transcript() == committed(recipe)
+        assert (visit.runtime()["restored"], visit.runtime()["shipped"]) == (True, False)
+        assert FILE not in _served(server)
+        assert visit.errors == []
+
+
+def test_a_slow_link_starts_afresh_and_never_asks_for_it(chromium: Any, built_site: Path) -> None:
+    with (
+        StaticServer(built_site, precompressed=True) as server,
+        Visit(chromium, server.url) as visit,
+    ):
+        visit.goto("recipes/resq-async-poll/")
+        cdp = visit.context.new_cdp_session(visit.page)
+        cdp.send("Network.enable")
+        rate = 20e6 / 8  # 20 Mbit/s each way, 20 ms latency: the benchmark's slow link
+        link = {"latency": 20, "downloadThroughput": rate, "uploadThroughput": rate}
+        cdp.send("Network.emulateNetworkConditions", {"offline": False, **link})
+        visit.click("step", timeout=LOAD_MS)
+        info = visit.runtime()
+        assert (info["restored"], info["shipped"]) == (False, False)
+        assert info["linkSpeed"] < 3.5e6
+        assert "Starting Python" in info["stages"]
+        cdp.send("Network.emulateNetworkConditions", {"offline": False, "latency": 0,
+                                                      "downloadThroughput": -1,
+                                                      "uploadThroughput": -1})
+        visit.click("run")
+        assert visit.transcript() == committed("resq-async-poll")
+        assert not [name for name in _served(server) if name.startswith(FILE)]
+        assert visit.errors == []
+
+
+@pytest.mark.parametrize("broken", ["missing", "cut short", "spoiled", "no JSPI"])
+def test_one_that_cannot_be_used_leaves_a_fresh_start_that_works(
+    chromium: Any, built_site: Path, broken: str
+) -> None:
+    folder = built_site / "_tryit" / "pyodide"
+    with (
+        StaticServer(built_site, precompressed=True) as server,
+        Visit(chromium, server.url) as visit,
+    ):
+        visit.page.add_init_script(FAST)
+        if broken == "no JSPI":  # a snapshot made where JSPI exists does not fit here
+            visit.page.add_init_script("globalThis.TRYIT_SIMULATE_NO_JSPI = true")
+        else:
+            if broken == "missing":
+                body = None
+            elif broken == "cut short":
+                packed = (folder / f"{FILE}.gz").read_bytes()
+                body = packed[: len(packed) // 2]
+            else:  # the right length, one byte changed: its sha256 is wrong
+                data = bytearray(gzip.decompress((folder / f"{FILE}.gz").read_bytes()))
+                data[len(data) // 2] ^= 0xFF
+                body = gzip.compress(bytes(data), 1)
+            # no .br copy, so the worker takes the .gz one, which is as `broken` says
+            visit.page.route(f"**/_tryit/pyodide/{FILE}", lambda r: r.fulfill(status=404))
+            visit.page.route(
+                f"**/_tryit/pyodide/{FILE}.gz",
+                lambda r: r.fulfill(status=404) if body is None else r.fulfill(status=200, body=body),
+            )
+        visit.goto("recipes/resq-async-poll/")
+        visit.click("run", timeout=LOAD_MS)
+        assert visit.transcript() == committed("resq-async-poll")
+        info = visit.runtime()
+        assert (info["restored"], info["shipped"]) == (False, False)
+        assert "Starting Python" in info["stages"]
+        if broken == "no JSPI":
+            assert not [name for name in _served(server) if name.startswith(FILE)]
+        visit.page.wait_for_function(SAVED, timeout=LOAD_MS)  # the fresh one is saved instead
+        assert visit.page.evaluate("globalThis.__tryitRuntime.saved") is True
+        assert visit.errors == []
