@@ -374,6 +374,8 @@ def write_index(
     }
     files[str(manifest["file"])] = str(manifest["sha256"])
     files.update(br_only)
+    if isinstance(shipped, dict):  # what a restore needs, served as .br under these names
+        files.update({str(e["file"]): str(e["sha256"]) for e in shipped["rest"].values()})
     text = json.dumps({"files": files}, indent=0, sort_keys=True)
     (folder / INDEX_NAME).write_text(text + "\n", encoding="utf-8")
     return files

@@ -11,6 +11,10 @@ the interpreter the worker saved out of the browser's Cache Storage.
 The snapshot is 45 MB and is served only compressed (``NAME.gz``, ``NAME.br``: about 11 and 9
 MB), so it pays only on a fast link: the worker downloads it only when the first runtime file
 arrived fast enough (``docs/assets/tryit/worker.mjs``), and otherwise starts afresh as before.
+A restored interpreter never reads the compiled modules it has imported again, so this script
+also writes the bundle and the standard library without them (``REST``), which a restore
+downloads instead of the whole files: a first visit that takes the snapshot then downloads
+about as much as the site allows itself (16 MB).
 
 Usage: ``python scripts/site/shipped_interpreter.py FOLDER`` (the runtime folder, with its
 manifest ``tryit-bundle.json``). Writes the compressed copies into FOLDER and prints the
@@ -22,11 +26,13 @@ from __future__ import annotations
 
 import gzip
 import hashlib
+import io
 import json
 import shutil
 import subprocess
 import sys
 import tempfile
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -40,13 +46,19 @@ FILE = "tryit-snapshot.bin"  # served as FILE + ".gz" and FILE + ".br" only
 # Brotli quality for the snapshot: 5 takes seconds on two cores; 9 saves 0.5 MB in minutes.
 QUALITY = 5
 BOOT_MS = 300_000  # bound for the worker's start in the build's browser
+# What a restore downloads instead of the bundle and the standard library: the same without
+# the compiled modules the snapshot has imported (served names; only compressed)
+REST = {"bundle": "site-packages.rest.bin", "stdlib": "python_stdlib.rest.zip"}
+# The files of a restore's download that are the runtime's own (the rest: REST and FILE)
+RUNTIME_DOWNLOAD = ("pyodide.asm.wasm", "pyodide.asm.mjs", "pyodide.mjs")
 
 # The page that runs the worker: nothing but the worker and a way to read what it saved.
 PAGE = """<!doctype html><meta charset="utf-8"><title>shipped interpreter</title>
 <script type="module">
-const worker = new Worker("assets/tryit/worker.mjs", { type: "module" });
+const worker = new Worker("assets/tryit/worker.mjs?modules", { type: "module" });
 worker.onmessage = ({ data }) => {
   if (data.kind === "failed") window.failed = data.reason;
+  if (data.kind === "modules") window.modules = data.files;
   if (data.kind === "saved") window.saved = data.ok;
 };
 worker.postMessage({ kind: "start" });
@@ -63,7 +75,8 @@ TAKE = """async () => {
   a.download = "snapshot.bin";
   document.body.append(a);
   a.click();
-  return { key: request.url.split("/snapshot/").pop(), meta: JSON.parse(meta) };
+  const key = request.url.split("/snapshot/").pop();
+  return { key, meta: JSON.parse(meta), modules: window.modules };
 }"""
 
 
@@ -103,10 +116,57 @@ def _take(folder: Path, out: Path) -> dict[str, Any]:
     return taken
 
 
+def _brotli(pairs: list[tuple[Path, Path]], quality: int) -> None:
+    args = [str(HERE / "brotli.mjs"), str(quality)]
+    for source, target in pairs:
+        args += [str(source), str(target)]
+    subprocess.run(["node", *args], check=True)
+
+
+def _rest(folder: Path, manifest: dict[str, Any], modules: list[str]) -> dict[str, Any]:
+    """Write the bundle and the standard library without the ``modules`` (files of compiled
+    modules the snapshot has imported) as ``REST`` (each as ``.gz`` and ``.br``); return
+    their manifest entries. A restore writes them where the whole files would be."""
+    site = str(manifest["site_packages"])
+    version = site.split("/lib/python", 1)[1].split("/", 1)[0]  # "3.14"
+    stdlib_prefix = f"/lib/python{version.replace('.', '')}.zip/"  # where Pyodide puts it
+    imported = set(modules)
+    blob = gzip.decompress((folder / f"{manifest['file']}.gz").read_bytes())
+    files, rest, dropped = [], bytearray(), 0
+    for name, offset, size in manifest["files"]:
+        if site + name in imported:
+            dropped += 1
+            continue
+        files.append([name, len(rest), size])
+        rest += blob[offset : offset + size]
+    stdlib = io.BytesIO()
+    with zipfile.ZipFile(folder / "python_stdlib.zip") as src, zipfile.ZipFile(stdlib, "w") as out:
+        for info in src.infolist():
+            if stdlib_prefix + info.filename in imported:
+                dropped += 1
+                continue
+            out.writestr(info, src.read(info), compress_type=zipfile.ZIP_STORED)
+    if dropped < len(imported) * 0.9:  # the paths Python reported are not the ones served
+        raise RuntimeError(f"only {dropped} of {len(imported)} imported modules are served")
+    entries: dict[str, Any] = {}
+    for part, data in (("bundle", bytes(rest)), ("stdlib", stdlib.getvalue())):
+        name = REST[part]
+        (folder / name).write_bytes(data)
+        (folder / f"{name}.gz").write_bytes(gzip.compress(data, 9, mtime=0))
+        entries[part] = {"file": name, "sha256": hashlib.sha256(data).hexdigest(), "size": len(data)}
+    entries["bundle"]["files"] = files
+    _brotli([(folder / name, folder / f"{name}.br") for name in REST.values()], 9)
+    for name in REST.values():
+        (folder / name).unlink()  # served only compressed
+    return entries
+
+
 def build(folder: Path) -> dict[str, Any]:
-    """Make the snapshot for the runtime ``folder``; write ``FILE.gz`` and ``FILE.br`` there
-    and return the manifest entry: the file, its sha256 and size (inflated), the bytes each
-    copy takes on the wire, and the ``meta`` a restore checks (snapshot.mjs)."""
+    """Make the snapshot for the runtime ``folder``; write ``FILE.gz`` and ``FILE.br`` there,
+    and the ``REST`` files, and return the manifest entry: the file, its sha256 and size
+    (inflated), the bytes each copy takes on the wire, the ``meta`` a restore checks
+    (snapshot.mjs), the ``rest`` files and what a restore from a host serving the ``.br``
+    copies downloads (``download``: ``plain``, inflated, and ``brotli``, on the wire)."""
     manifest = json.loads((folder / "tryit-bundle.json").read_text(encoding="utf-8"))
     with tempfile.TemporaryDirectory() as tmp:
         raw = Path(tmp) / FILE
@@ -116,8 +176,12 @@ def build(folder: Path) -> dict[str, Any]:
             raise RuntimeError(f"snapshot key {taken['key']} is not this runtime's ({expected})")
         data = raw.read_bytes()
         (folder / (FILE + ".gz")).write_bytes(gzip.compress(data, 9, mtime=0))
-        brotli = [str(HERE / "brotli.mjs"), str(QUALITY), str(raw), str(folder / (FILE + ".br"))]
-        subprocess.run(["node", *brotli], check=True)
+        _brotli([(raw, folder / (FILE + ".br"))], QUALITY)
+    rest = _rest(folder, manifest, taken["modules"])
+    libs = [str(lib["file"]) for lib in manifest["dynlibs"]]
+    plain = sum((folder / name).stat().st_size for name in (*RUNTIME_DOWNLOAD, *libs))
+    plain += len(data) + rest["bundle"]["size"] + rest["stdlib"]["size"]
+    wire = (*RUNTIME_DOWNLOAD, *libs, *REST.values(), FILE)
     return {
         "file": FILE,
         "key": taken["key"],
@@ -126,6 +190,11 @@ def build(folder: Path) -> dict[str, Any]:
         "gzip": (folder / (FILE + ".gz")).stat().st_size,
         "brotli": (folder / (FILE + ".br")).stat().st_size,
         "meta": taken["meta"],
+        "rest": rest,
+        "download": {
+            "plain": plain,
+            "brotli": sum((folder / f"{name}.br").stat().st_size for name in wire),
+        },
     }
 
 

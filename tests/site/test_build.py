@@ -121,6 +121,19 @@ def test_the_prepared_interpreter_is_this_runtimes_and_served_only_compressed(
     # not kept with the files: the worker keeps it as the interpreter saved for the next visit
     listed = json.loads((folder / "tryit-files.json").read_text())["files"]
     assert not [name for name in listed if name.startswith(shipped["file"])]
+    # what a restore needs of the bundle and of the standard library, served compressed and
+    # kept with the files; with the runtime, at most 16 MB from a host serving the .br copies
+    whole = gzip.decompress((folder / "site-packages.bin.gz").read_bytes())
+    for part in shipped["rest"].values():
+        data = gzip.decompress((folder / f"{part['file']}.gz").read_bytes())
+        assert (len(data), hashlib.sha256(data).hexdigest()) == (part["size"], part["sha256"])
+        assert listed[part["file"]] == part["sha256"] and (folder / f"{part['file']}.br").exists()
+    rest = shipped["rest"]["bundle"]
+    assert 100 < len(rest["files"]) < len(manifest["files"])
+    kept = {name for name, _, _ in rest["files"]}
+    assert all(name in kept for name, _, _ in manifest["files"] if not name.endswith(".pyc"))
+    assert shipped["download"]["brotli"] <= 16_000_000
+    assert len(whole) > rest["size"]
 
 
 def test_static_server_and_mkdocs_serve_use_the_wasm_and_module_types(built_site: Path) -> None:

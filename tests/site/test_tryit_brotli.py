@@ -6,7 +6,9 @@ a host set up for precompressed files (here the repository's static server with
 The worker sees it on the index it fetches first and then takes those copies instead of the
 ``.gz`` ones it would inflate itself. These tests run in headless Chromium against the built
 site: the brotli copies are used and a recipe steps to its committed transcript, a later visit
-takes them from the worker's own cache, and a missing copy falls back to the ``.gz`` one.
+takes them from the worker's own cache, and a missing copy falls back to the ``.gz`` one. They
+are about a fresh start, so the link is taken for a slow one: on a fast one such a host's first
+visit restores the prepared interpreter instead (``test_shipped_interpreter.py``).
 """
 
 from __future__ import annotations
@@ -24,6 +26,7 @@ pytestmark = pytest.mark.browser
 RECIPE = "resq-async-poll"
 BIG = ("pyodide.asm.wasm", "python_stdlib.stored.zip", "site-packages.bin")
 KEPT = "() => globalThis.__tryitRuntime && globalThis.__tryitRuntime.kept !== undefined"
+SLOW = "globalThis.TRYIT_SIMULATE_LINK = 'slow'"
 
 
 def _served(server: StaticServer) -> dict[str, int]:
@@ -39,6 +42,7 @@ def test_a_brotli_host_sends_the_br_copies_and_a_later_visit_keeps_them(
         StaticServer(built_site, precompressed=True) as server,
         Visit(chromium, server.url) as visit,
     ):
+        visit.page.add_init_script(SLOW)
         visit.goto(f"recipes/{RECIPE}/")
         assert _served(server) == {}  # nothing of the runtime before the click
         visit.click("step", timeout=LOAD_MS)
@@ -65,6 +69,7 @@ def test_a_missing_brotli_copy_is_replaced_by_the_gz_copy(chromium: Any, built_s
         StaticServer(built_site, precompressed=True) as server,
         Visit(chromium, server.url) as visit,
     ):
+        visit.page.add_init_script(SLOW)
         # a host that has the other .br copies but not the bundle's
         visit.page.route("**/_tryit/pyodide/site-packages.bin", lambda r: r.fulfill(status=404))
         visit.goto(f"recipes/{RECIPE}/")

@@ -18,6 +18,9 @@ export const PRECOMPRESSED = {
   "python_stdlib.zip": "application/zip",
   "site-packages.bin": "application/octet-stream", // the bundle (worker.mjs: fetchBundle)
   "tryit-snapshot.bin": "application/octet-stream", // the build's interpreter (shippedSnapshot)
+  // ... and what it still needs of the bundle and the standard library (restFiles)
+  "site-packages.rest.bin": "application/octet-stream",
+  "python_stdlib.rest.zip": "application/zip",
 };
 
 // Files the build serves as brotli under another name (scripts/site/precompressed.py).

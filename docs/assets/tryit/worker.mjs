@@ -23,6 +23,8 @@ import {
 // `?nodecompress` behaves like a browser without DecompressionStream: plain runtime files and
 // every wheel through Pyodide's loadPackage (no .gz file, no bundle).
 // `?link=fast` or `?link=slow` takes the link for one, whatever it measures (linkSpeed).
+// `?modules`: once the interpreter is saved, say which compiled modules it had imported (the
+// build makes its prepared interpreter that way: scripts/site/shipped_interpreter.py).
 const flags = new URL(import.meta.url).searchParams;
 if (flags.has("nojspi")) {
   delete WebAssembly.Suspending;
@@ -31,13 +33,14 @@ if (flags.has("nojspi")) {
 // Save the interpreter for the next visit, and restore it (snapshot.mjs): needs Cache Storage,
 // which only secure contexts have (https, or localhost).
 const snapshots = typeof caches !== "undefined";
-// The build's own snapshot of a started interpreter (scripts/site/shipped_interpreter.py: 9.6
-// MB from a host that serves the .br copies) is downloaded on a first visit only when the link
-// gave the runtime's JavaScript (0.23 MB) at least this many bytes a second. Measured with
-// Chromium's network emulation (20 ms latency): that file came at 1.1-1.3 MB/s on a 20 Mbit/s
-// link, 1.7-2.2 MB/s at 40 Mbit/s (where a first visit took 5.5 s with the snapshot and 5.0-5.3
-// s without), 2.5-3.2 MB/s at 60 Mbit/s (4.3 s both ways) and mostly 4-9 MB/s on loopback.
-const FAST_LINK = 3.5e6;
+// The build's own snapshot of a started interpreter (scripts/site/shipped_interpreter.py) is
+// downloaded on a first visit only when the link gave the runtime's JavaScript (0.23 MB) at
+// least this many bytes a second. Measured from a host serving the .br copies, with Chromium's
+// network emulation (20 ms latency), first visit with the snapshot (15.3 MB) / without (8.5
+// MB): 20 Mbit/s 7.9 s / 7.2-8.0 s, 30 Mbit/s 6.0 s / 6.4-6.6 s, 40 Mbit/s 4.7-5.1 s / 5.6-5.8
+// s, 60 Mbit/s 3.9-4.1 s / 5.4-6.0 s; loopback 1.7 s / 4.2 s. That file came at 0.9-1.3 MB/s
+// on the 20 Mbit/s link, 1.5-1.7 at 30, 1.7-2.0 at 40, 1.5-2.6 at 60 and 3.6-9.2 on loopback.
+const FAST_LINK = 1.6e6;
 
 const warnNull = (what) => (error) => {
   console.warn(`tryit: ${what}:`, error);
@@ -310,7 +313,7 @@ let jspi = false;
 // Start the interpreter: afresh, or from a snapshot ({bytes, meta, size}, and `filled` while
 // its bytes are still arriving) when given one. With the bundle, its shared libraries are linked before CPython starts
 // (snapshot.mjs explains why).
-async function start({ loadPyodide, factory, manifest, dynlibs, snapshot }) {
+async function start({ loadPyodide, factory, manifest, dynlibs, stdlib, snapshot }) {
   let linked = null;
   const plain = factory;
   factory = (moduleArg) => {
@@ -333,6 +336,7 @@ async function start({ loadPyodide, factory, manifest, dynlibs, snapshot }) {
     createPyodideModule: factory,
     indexURL: PYODIDE.href,
     lockFileURL: new URL("tryit-lock.json", PYODIDE).href,
+    stdLibURL: stdlib, // undefined: the whole standard library, python_stdlib.zip
     packageBaseUrl: PYODIDE.href,
     stdout: (line) => console.log(line),
     stderr: (line) => console.warn(line),
@@ -375,6 +379,12 @@ async function startAndImport(parts, snapshot) {
   return { pyodide, linked, installed, info };
 }
 
+// The files of the compiled modules Python has imported (which a restored interpreter never
+// reads again), as JSON.
+const IMPORTED = `import json, sys
+json.dumps(sorted({s.origin for m in list(sys.modules.values())
+    if (s := getattr(m, "__spec__", None)) is not None and (s.origin or "").endswith(".pyc")}))`;
+
 // Python is idle and everything is imported: keep this interpreter for the next visit.
 function save(key, pyodide, linked) {
   const notSaved = warnNull("the interpreter was not saved");
@@ -384,6 +394,7 @@ function save(key, pyodide, linked) {
   } catch (error) {
     notSaved(error);
   }
+  if (flags.has("modules")) postMessage({ kind: "modules", files: JSON.parse(pyodide.runPython(IMPORTED)) });
   setTimeout(async () => {
     const ok = copy && (await writeSnapshot(key, copy).catch(notSaved));
     postMessage({ kind: "saved", ok: !!ok });
@@ -393,7 +404,8 @@ function save(key, pyodide, linked) {
 // The build's snapshot was restored: keep it as the interpreter saved for the next visit.
 function keepShipped(key, { bytes, meta }) {
   setTimeout(async () => {
-    const ok = await writeSnapshot(key, { bytes, meta }).catch(warnNull("the interpreter was not kept"));
+    const kept = { bytes, meta: { ...meta, rest: true } }; // it too needs only restFiles
+    const ok = await writeSnapshot(key, kept).catch(warnNull("the interpreter was not kept"));
     postMessage({ kind: "saved", ok: !!ok });
   });
 }
@@ -424,12 +436,21 @@ function linkSpeed() {
 // the wasm compiles (snapshot.mjs: fill); a copy that cannot be had or fails its check makes
 // the start go on afresh. It is not kept with the other files: once restored, it is kept as
 // the interpreter saved for the next visit.
+// What a restored prepared interpreter still needs, for the build's snapshot or the copy of it
+// kept from an earlier visit: the bundle and the standard library without the compiled modules
+// it has imported ({manifest: the bundle's, stdlib: the URL}); else null (the whole files).
+function restFiles(manifest, snapshot) {
+  const rest = manifest?.snapshot?.rest;
+  if (!rest || !(snapshot.shipped || snapshot.meta?.rest)) return null;
+  return { manifest: { ...manifest, ...rest.bundle }, stdlib: new URL(rest.stdlib.file, PYODIDE).href };
+}
+
 function shippedSnapshot(manifest) {
   const shipped = manifest?.snapshot;
   if (!shipped || shipped.key !== snapshotKey(manifest) || !fitsHere(shipped.meta)) return null;
   if (!downloads.brotli || !(linkSpeed() >= FAST_LINK)) return null;
-  expectedBytes += shipped.size;
-  wireScale = (manifest.brotli + shipped.brotli) / (manifest.plain + shipped.size);
+  expectedBytes = shipped.download.plain;
+  wireScale = shipped.download.brotli / shipped.download.plain;
   const bytes = new Uint8Array(shipped.size);
   const filled = downloads
     .file(shipped.file, undefined, { gzipOnly: true })
@@ -457,10 +478,10 @@ async function boot() {
   // to make room for).
   const dynlibs = manifest ? fetchDynlibs(manifest) : null;
   const critical = ["pyodide.asm.wasm", "python_stdlib.zip", ...(manifest?.dynlibs || []).map((lib) => lib.file)];
-  let askForBundle;
+  let askForBundle; // with the bundle's manifest: the whole bundle, or what a restore needs
   const bundleWanted = new Promise((resolve) => (askForBundle = resolve));
-  Promise.all(critical.map((name) => arrival(name).promise)).then(askForBundle);
-  const bundle = manifest ? bundleWanted.then(() => fetchBundle(manifest)) : null;
+  Promise.all(critical.map((name) => arrival(name).promise)).then(() => askForBundle(manifest));
+  const bundle = manifest ? bundleWanted.then((which) => fetchBundle(which)) : null;
   if (!manifest) fetcher?.postMessage({ kind: "close" }); // no bundle: its worker may go
   for (const part of [bundle, dynlibs]) {
     part?.catch((error) => error instanceof DownloadError && fail(error)); // say it at once
@@ -471,10 +492,14 @@ async function boot() {
   const parts = { loadPyodide, factory, manifest, bundle, dynlibs };
   const snapshot = (await saved) || shippedSnapshot(manifest);
   let restored = null;
+  let fresh = parts;
   if (snapshot) {
-    askForBundle();
+    const rest = restFiles(manifest, snapshot);
+    askForBundle(rest ? rest.manifest : manifest);
+    if (rest) fresh = { ...parts, bundle: null }; // a fresh start needs the whole bundle
     setStage(snapshot.shipped ? "Restoring a prepared interpreter" : "Restoring the interpreter saved on your last visit");
-    restored = await startAndImport(parts, snapshot).catch((error) => {
+    const restoring = rest ? { ...parts, manifest: rest.manifest, stdlib: rest.stdlib } : parts;
+    restored = await startAndImport(restoring, snapshot).catch((error) => {
       if (error instanceof DownloadError) throw error;
       // another build's, spoiled, or it fails once restored: never again, start afresh
       console.warn("tryit: starting afresh, the saved interpreter does not work here:", error);
@@ -482,7 +507,11 @@ async function boot() {
       return null;
     });
   }
-  const { pyodide, linked, installed, info } = restored || (await startAndImport(parts, null));
+  if (!restored && fresh.bundle === null) {
+    fresh.bundle = fetchBundle(manifest);
+    fresh.bundle.catch((error) => error instanceof DownloadError && fail(error));
+  }
+  const { pyodide, linked, installed, info } = restored || (await startAndImport(fresh, null));
   jspi = info.jspi;
   if (key && !restored && installed && linked.done) save(key, pyodide, linked);
   if (key && restored && snapshot.shipped) keepShipped(key, snapshot);
