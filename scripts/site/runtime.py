@@ -408,7 +408,10 @@ def build(*, force: bool = False) -> Path:
     compiled = precompile(parts[0], parts[1:])
     steps = [HERE / name for name in ("bundle.py", "runtime.py", "precompressed.py", "brotli.mjs")]
     shipped = load_script("tryit_shipped_interpreter", HERE / "shipped_interpreter.py")
-    steps += [HERE / "shipped_interpreter.py", *(shipped.WORKER_DIR / n for n in shipped.WORKER_FILES)]
+    steps += [
+        HERE / "shipped_interpreter.py",
+        *(shipped.WORKER_DIR / n for n in shipped.WORKER_FILES),
+    ]
     key = (compiled / ".stamp").read_text() + _tree_hash(HTMX, *steps)
     if _stamped(RUNTIME, key):
         return RUNTIME

@@ -153,7 +153,11 @@ def _rest(folder: Path, manifest: dict[str, Any], modules: list[str]) -> dict[st
         name = REST[part]
         (folder / name).write_bytes(data)
         (folder / f"{name}.gz").write_bytes(gzip.compress(data, 9, mtime=0))
-        entries[part] = {"file": name, "sha256": hashlib.sha256(data).hexdigest(), "size": len(data)}
+        entries[part] = {
+            "file": name,
+            "sha256": hashlib.sha256(data).hexdigest(),
+            "size": len(data),
+        }
     entries["bundle"]["files"] = files
     _brotli([(folder / name, folder / f"{name}.br") for name in REST.values()], 9)
     for name in REST.values():

@@ -61,7 +61,8 @@ def test_a_fast_first_visit_restores_it_runs_a_recipe_and_keeps_it(
         # the bundle and the standard library without the modules it has imported
         for part in shipped["rest"].values():
             assert served[part["file"]] > 0
-        assert "site-packages.bin" not in served and "python_stdlib.stored.zip" not in served
+        assert "site-packages.bin" not in served
+        assert "python_stdlib.stored.zip" not in served
         assert sum(served.values()) <= 16_000_000  # the site's budget for a first visit
         # kept as the interpreter saved for the next visit (not with the files)
         visit.page.wait_for_function(SAVED, timeout=LOAD_MS)
@@ -93,9 +94,10 @@ def test_a_slow_link_starts_afresh_and_never_asks_for_it(chromium: Any, built_si
         assert (info["restored"], info["shipped"]) == (False, False)
         assert info["linkSpeed"] < 1.6e6
         assert "Starting Python" in info["stages"]
-        cdp.send("Network.emulateNetworkConditions", {"offline": False, "latency": 0,
-                                                      "downloadThroughput": -1,
-                                                      "uploadThroughput": -1})
+        cdp.send(
+            "Network.emulateNetworkConditions",
+            {"offline": False, "latency": 0, "downloadThroughput": -1, "uploadThroughput": -1},
+        )
         visit.click("run")
         assert visit.transcript() == committed("resq-async-poll")
         assert not [name for name in _served(server) if name.startswith(FILE)]
@@ -128,7 +130,9 @@ def test_one_that_cannot_be_used_leaves_a_fresh_start_that_works(
             visit.page.route(f"**/_tryit/pyodide/{FILE}", lambda r: r.fulfill(status=404))
             visit.page.route(
                 f"**/_tryit/pyodide/{FILE}.gz",
-                lambda r: r.fulfill(status=404) if body is None else r.fulfill(status=200, body=body),
+                lambda r: (
+                    r.fulfill(status=404) if body is None else r.fulfill(status=200, body=body)
+                ),
             )
         visit.goto("recipes/resq-async-poll/")
         visit.click("run", timeout=LOAD_MS)
