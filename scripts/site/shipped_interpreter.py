@@ -10,7 +10,7 @@ the interpreter the worker saved out of the browser's Cache Storage.
 
 The snapshot is 45 MB and is served only compressed (``NAME.gz``, ``NAME.br``: about 11 and 9
 MB), so it pays only on a fast link: the worker downloads it only when the first runtime file
-arrived fast enough (``docs/assets/tryit/worker.mjs``), and otherwise starts afresh as before.
+arrived fast enough (``docs/assets/tryit/prepared.mjs``), and otherwise starts afresh as before.
 A restored interpreter never reads the compiled modules it has imported again, so this script
 also writes the bundle and the standard library without them (``REST``), which a restore
 downloads instead of the whole files: a first visit that takes the snapshot then downloads
@@ -41,7 +41,7 @@ ROOT = HERE.parent.parent
 WORKER_DIR = ROOT / "docs" / "assets" / "tryit"
 # The worker's module graph: a change to how it starts or restores Python changes what a
 # snapshot holds (``runtime.py`` rebuilds the runtime, and this snapshot, when they change).
-WORKER_FILES = ("worker.mjs", "snapshot.mjs", "download.mjs", "files.mjs")
+WORKER_FILES = ("worker.mjs", "snapshot.mjs", "prepared.mjs", "download.mjs", "files.mjs")
 FILE = "tryit-snapshot.bin"  # served as FILE + ".gz" and FILE + ".br" only
 # Brotli quality for the snapshot: 5 takes seconds on two cores; 9 saves 0.5 MB in minutes.
 QUALITY = 5

@@ -1,7 +1,7 @@
 """The prepared interpreter: a snapshot of the started runtime that the build makes
 (``scripts/site/shipped_interpreter.py``) and a first visit restores instead of starting CPython
 and importing, when the host serves the ``.br`` copies and the link is fast
-(``docs/assets/tryit/worker.mjs``: ``shippedSnapshot``).
+(``docs/assets/tryit/prepared.mjs``: ``shippedSnapshot``).
 
 These tests run in headless Chromium against the built site, from a host that serves the
 ``.br`` copies: restored, it runs a sync and a hedron recipe to their committed transcripts and

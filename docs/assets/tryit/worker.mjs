@@ -6,10 +6,9 @@
 
 import { checked, Downloads, DownloadError, PRECOMPRESSED, PYODIDE } from "./download.mjs";
 import { FileCache } from "./files.mjs";
+import { linkSpeed, restFiles, shippedSnapshot } from "./prepared.mjs";
 import {
   dropSnapshot,
-  fill,
-  fitsHere,
   readSnapshot,
   relink,
   snapshotKey,
@@ -33,14 +32,6 @@ if (flags.has("nojspi")) {
 // Save the interpreter for the next visit, and restore it (snapshot.mjs): needs Cache Storage,
 // which only secure contexts have (https, or localhost).
 const snapshots = typeof caches !== "undefined";
-// The build's own snapshot of a started interpreter (scripts/site/shipped_interpreter.py) is
-// downloaded on a first visit only when the link gave the runtime's JavaScript (0.23 MB) at
-// least this many bytes a second. Measured from a host serving the .br copies, with Chromium's
-// network emulation (20 ms latency), first visit with the snapshot (15.3 MB) / without (8.5
-// MB): 20 Mbit/s 7.9 s / 7.2-8.0 s, 30 Mbit/s 6.0 s / 6.4-6.6 s, 40 Mbit/s 4.7-5.1 s / 5.6-5.8
-// s, 60 Mbit/s 3.9-4.1 s / 5.4-6.0 s; loopback 1.7 s / 4.2 s. That file came at 0.9-1.3 MB/s
-// on the 20 Mbit/s link, 1.5-1.7 at 30, 1.7-2.0 at 40, 1.5-2.6 at 60 and 3.6-9.2 on loopback.
-const FAST_LINK = 1.6e6;
 
 const warnNull = (what) => (error) => {
   console.warn(`tryit: ${what}:`, error);
@@ -311,8 +302,9 @@ let browser = null;
 let jspi = false;
 
 // Start the interpreter: afresh, or from a snapshot ({bytes, meta, size}, and `filled` while
-// its bytes are still arriving) when given one. With the bundle, its shared libraries are linked before CPython starts
-// (snapshot.mjs explains why).
+// its bytes are still arriving) when given one; `stdlib`: another standard library's URL (a
+// restore's, restFiles). With the bundle, its shared libraries are linked before CPython
+// starts (snapshot.mjs explains why).
 async function start({ loadPyodide, factory, manifest, dynlibs, stdlib, snapshot }) {
   let linked = null;
   const plain = factory;
@@ -394,7 +386,9 @@ function save(key, pyodide, linked) {
   } catch (error) {
     notSaved(error);
   }
-  if (flags.has("modules")) postMessage({ kind: "modules", files: JSON.parse(pyodide.runPython(IMPORTED)) });
+  if (flags.has("modules")) {
+    postMessage({ kind: "modules", files: JSON.parse(pyodide.runPython(IMPORTED)) });
+  }
   setTimeout(async () => {
     const ok = copy && (await writeSnapshot(key, copy).catch(notSaved));
     postMessage({ kind: "saved", ok: !!ok });
@@ -417,48 +411,7 @@ async function keepFiles() {
   postMessage({ kind: "kept", files: kept });
 }
 
-// Bytes a second the link gave the runtime's JavaScript (pyodide.asm.mjs, the first file of
-// a quarter megabyte), from the browser's own timing of its download; null when it did not
-// come from the server (kept from an earlier visit).
-function linkSpeed() {
-  if (flags.get("link") === "fast") return Infinity;
-  if (flags.get("link") === "slow") return 0;
-  const name = new URL("pyodide.asm.mjs", PYODIDE).href;
-  const entry = performance.getEntriesByType("resource").findLast((e) => e.name.startsWith(name));
-  if (!entry || !entry.encodedBodySize) return null;
-  return entry.encodedBodySize / (Math.max(entry.responseEnd - entry.responseStart, 1) / 1000);
-}
 
-// The build's snapshot of a started interpreter, when this browser can restore it, the host
-// serves the .br copies (from a host that sends files as they are, its .gz copy would take a
-// first visit over the 16 MB the site allows itself) and the link is fast: {bytes, filled,
-// meta, size, shipped}, else null. Its bytes arrive into `bytes` while
-// the wasm compiles (snapshot.mjs: fill); a copy that cannot be had or fails its check makes
-// the start go on afresh. It is not kept with the other files: once restored, it is kept as
-// the interpreter saved for the next visit.
-// What a restored prepared interpreter still needs, for the build's snapshot or the copy of it
-// kept from an earlier visit: the bundle and the standard library without the compiled modules
-// it has imported ({manifest: the bundle's, stdlib: the URL}); else null (the whole files).
-function restFiles(manifest, snapshot) {
-  const rest = manifest?.snapshot?.rest;
-  if (!rest || !(snapshot.shipped || snapshot.meta?.rest)) return null;
-  return { manifest: { ...manifest, ...rest.bundle }, stdlib: new URL(rest.stdlib.file, PYODIDE).href };
-}
-
-function shippedSnapshot(manifest) {
-  const shipped = manifest?.snapshot;
-  if (!shipped || shipped.key !== snapshotKey(manifest) || !fitsHere(shipped.meta)) return null;
-  if (!downloads.brotli || !(linkSpeed() >= FAST_LINK)) return null;
-  expectedBytes = shipped.download.plain;
-  wireScale = shipped.download.brotli / shipped.download.plain;
-  const bytes = new Uint8Array(shipped.size);
-  const filled = downloads
-    .file(shipped.file, undefined, { gzipOnly: true })
-    .then((response) => fill(response, bytes, shipped.sha256))
-    .finally(() => arrived(shipped.file));
-  filled.catch((error) => console.warn("tryit: the prepared interpreter could not be had:", error));
-  return { bytes, filled, meta: shipped.meta, size: shipped.size, shipped: true };
-}
 
 async function boot() {
   bootStarted = performance.now();
@@ -490,14 +443,20 @@ async function boot() {
   const saved = key ? readSnapshot(key).catch(warnNull("no saved interpreter")) : null;
   const [{ loadPyodide }, { default: factory }] = await runtime;
   const parts = { loadPyodide, factory, manifest, bundle, dynlibs };
-  const snapshot = (await saved) || shippedSnapshot(manifest);
+  const snapshot = (await saved) || shippedSnapshot(manifest, downloads, flags.get("link"));
+  if (snapshot?.filled) {
+    snapshot.filled.finally(() => arrived(manifest.snapshot.file)).catch(() => {});
+    expectedBytes = manifest.snapshot.download.plain;
+    wireScale = manifest.snapshot.download.brotli / manifest.snapshot.download.plain;
+  }
   let restored = null;
   let fresh = parts;
   if (snapshot) {
     const rest = restFiles(manifest, snapshot);
     askForBundle(rest ? rest.manifest : manifest);
     if (rest) fresh = { ...parts, bundle: null }; // a fresh start needs the whole bundle
-    setStage(snapshot.shipped ? "Restoring a prepared interpreter" : "Restoring the interpreter saved on your last visit");
+    const kept = "Restoring the interpreter saved on your last visit";
+    setStage(snapshot.shipped ? "Restoring a prepared interpreter" : kept);
     const restoring = rest ? { ...parts, manifest: rest.manifest, stdlib: rest.stdlib } : parts;
     restored = await startAndImport(restoring, snapshot).catch((error) => {
       if (error instanceof DownloadError) throw error;
@@ -527,7 +486,7 @@ async function boot() {
     jspi,
     restored: !!restored,
     shipped: !!restored && !!snapshot.shipped,
-    linkSpeed: linkSpeed(),
+    linkSpeed: linkSpeed(flags.get("link")),
     stages: stageTimes,
     arrived: arrivedTimes,
     bundleAsked,
