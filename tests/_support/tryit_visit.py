@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import tomllib
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -105,3 +107,14 @@ class Visit:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+@contextmanager
+def brotli_host_visit(chromium: Any, site: Path, link: str) -> Iterator[tuple[Any, Visit]]:
+    """A visit to ``site`` served by a host that serves the ``.br`` copies, with the link taken
+    for a ``"fast"`` or a ``"slow"`` one (``TRYIT_SIMULATE_LINK``): yields (server, visit)."""
+    from static_server import StaticServer  # scripts/site, on the path of the site tests
+
+    with StaticServer(site, precompressed=True) as server, Visit(chromium, server.url) as visit:
+        visit.page.add_init_script(f"globalThis.TRYIT_SIMULATE_LINK = {link!r}")
+        yield server, visit

@@ -21,14 +21,13 @@ from typing import Any
 import pytest
 from static_server import StaticServer
 
-from tests._support.tryit_visit import LOAD_MS, Visit, committed
+from tests._support.tryit_visit import LOAD_MS, Visit, brotli_host_visit, committed
 
 pytestmark = pytest.mark.browser
 
 FILE = "tryit-snapshot.bin"
 SAVED = "() => globalThis.__tryitRuntime && globalThis.__tryitRuntime.saved !== undefined"
 KEYS = """async () => (await (await caches.open("tryit-snapshot")).keys()).map((r) => r.url)"""
-FAST = "globalThis.TRYIT_SIMULATE_LINK = 'fast'"
 
 
 def _served(server: StaticServer) -> dict[str, int]:
@@ -45,11 +44,7 @@ def test_a_fast_first_visit_restores_it_runs_a_recipe_and_keeps_it(
     chromium: Any, built_site: Path, recipe: str
 ) -> None:
     shipped = _shipped(built_site)
-    with (
-        StaticServer(built_site, precompressed=True) as server,
-        Visit(chromium, server.url) as visit,
-    ):
-        visit.page.add_init_script(FAST)
+    with brotli_host_visit(chromium, built_site, "fast") as (server, visit):
         visit.goto(f"recipes/{recipe}/")
         visit.click("run", timeout=LOAD_MS)
         assert visit.transcript() == committed(recipe)
@@ -109,11 +104,7 @@ def test_one_that_cannot_be_used_leaves_a_fresh_start_that_works(
     chromium: Any, built_site: Path, broken: str
 ) -> None:
     folder = built_site / "_tryit" / "pyodide"
-    with (
-        StaticServer(built_site, precompressed=True) as server,
-        Visit(chromium, server.url) as visit,
-    ):
-        visit.page.add_init_script(FAST)
+    with brotli_host_visit(chromium, built_site, "fast") as (server, visit):
         if broken == "no JSPI":  # a snapshot made where JSPI exists does not fit here
             visit.page.add_init_script("globalThis.TRYIT_SIMULATE_NO_JSPI = true")
         else:

@@ -19,14 +19,13 @@ from typing import Any
 import pytest
 from static_server import StaticServer
 
-from tests._support.tryit_visit import LOAD_MS, Visit, committed
+from tests._support.tryit_visit import LOAD_MS, brotli_host_visit, committed
 
 pytestmark = pytest.mark.browser
 
 RECIPE = "resq-async-poll"
 BIG = ("pyodide.asm.wasm", "python_stdlib.stored.zip", "site-packages.bin")
 KEPT = "() => globalThis.__tryitRuntime && globalThis.__tryitRuntime.kept !== undefined"
-SLOW = "globalThis.TRYIT_SIMULATE_LINK = 'slow'"
 
 
 def _served(server: StaticServer) -> dict[str, int]:
@@ -38,11 +37,7 @@ def test_a_brotli_host_sends_the_br_copies_and_a_later_visit_keeps_them(
     chromium: Any, built_site: Path
 ) -> None:
     folder = built_site / "_tryit" / "pyodide"
-    with (
-        StaticServer(built_site, precompressed=True) as server,
-        Visit(chromium, server.url) as visit,
-    ):
-        visit.page.add_init_script(SLOW)
+    with brotli_host_visit(chromium, built_site, "slow") as (server, visit):
         visit.goto(f"recipes/{RECIPE}/")
         assert _served(server) == {}  # nothing of the runtime before the click
         visit.click("step", timeout=LOAD_MS)
@@ -65,11 +60,7 @@ def test_a_brotli_host_sends_the_br_copies_and_a_later_visit_keeps_them(
 
 
 def test_a_missing_brotli_copy_is_replaced_by_the_gz_copy(chromium: Any, built_site: Path) -> None:
-    with (
-        StaticServer(built_site, precompressed=True) as server,
-        Visit(chromium, server.url) as visit,
-    ):
-        visit.page.add_init_script(SLOW)
+    with brotli_host_visit(chromium, built_site, "slow") as (server, visit):
         # a host that has the other .br copies but not the bundle's
         visit.page.route("**/_tryit/pyodide/site-packages.bin", lambda r: r.fulfill(status=404))
         visit.goto(f"recipes/{RECIPE}/")
