@@ -17,7 +17,9 @@ Steps (each cached; rerun only when its inputs change):
    that serve precompressed files (``precompressed.py``);
 7. the prepared interpreter: a snapshot of the runtime started and imported by the site's own
    worker in headless Chromium, which a first visit on a fast link restores instead of
-   starting afresh (``shipped_interpreter.py``);
+   starting afresh, and the bundle and the standard library without the modules it has
+   imported, which that restore downloads instead of the whole files
+   (``shipped_interpreter.py``);
 8. htmx, taken from hedron's build (same pinned npm package);
 9. ``tryit-files.json``, the index of the served files and their sha256 (:func:`write_index`):
    the worker keeps the files it downloads in the browser's Cache Storage under those hashes,

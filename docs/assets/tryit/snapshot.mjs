@@ -40,8 +40,9 @@ export function snapshotKey(manifest) {
 // Wrap Pyodide's module factory so that the compiled shared libraries (`dynlibs`: a promise of
 // [[path, WebAssembly.Module], ...]) are linked before CPython starts. `snapshot`, when one is
 // being restored ({bytes, size, filled}): the memory is grown to hold it first, and with
-// `filled` (a promise: its bytes are still arriving) the restore waits for them. Returns the
-// factory and its `linked` state: {done, table, error} once the module is created.
+// `filled` (a promise: its bytes are still arriving) the restore waits for them (one that
+// cannot all be had is spoiled, so that Pyodide refuses it). Returns the factory and its
+// `linked` state: {done, table, error} once the module is created.
 export function withDynlibs(factory, dynlibs, snapshot = null) {
   const linked = { done: false, table: 0, error: null };
   const heapBytes = snapshot ? snapshot.size : 0;
@@ -126,7 +127,9 @@ export function takeSnapshot(pyodide, linked) {
 // After a restore: check the libraries landed where the snapshot expects them, and give
 // Python's dlopen handles back their libraries. Throws if the snapshot does not fit.
 export function relink(pyodide, linked, meta) {
-  if (!fitsHere(meta)) throw new Error(`made for ${JSON.stringify(meta.env)}, not ${JSON.stringify(environment())}`);
+  if (!fitsHere(meta)) {
+    throw new Error(`made for ${JSON.stringify(meta.env)}, not ${JSON.stringify(environment())}`);
+  }
   if (!linked.done) throw new Error(`shared libraries not linked: ${linked.error}`);
   if (linked.table !== meta.table) {
     throw new Error(`function table ${linked.table}, the snapshot expects ${meta.table}`);
