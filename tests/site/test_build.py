@@ -115,6 +115,11 @@ def test_the_prepared_interpreter_is_this_runtimes_and_served_only_compressed(
     assert not (folder / shipped["file"]).exists()
     data = gzip.decompress((folder / f"{shipped['file']}.gz").read_bytes())
     assert (len(data), hashlib.sha256(data).hexdigest()) == (shipped["size"], shipped["sha256"])
+    # the worker checks it slice by slice as it arrives (snapshot.mjs: fill)
+    step = shipped["parts"]["size"]
+    slices = [hashlib.sha256(data[at : at + step]).hexdigest() for at in range(0, len(data), step)]
+    assert shipped["parts"]["sha256"] == slices
+    assert len(slices) > 1
     assert (folder / f"{shipped['file']}.br").stat().st_size == shipped["brotli"]
     assert shipped["size"] > 20_000_000
     assert shipped["brotli"] < shipped["size"] / 3

@@ -8,12 +8,14 @@
 import { DownloadError, Downloads } from "./download.mjs";
 import { FileCache } from "./files.mjs";
 
-// job: {kind: "bundle", file, sha256, index, brotli, inflate}; anything else: not needed.
-async function serve(port, job) {
+// job: {kind: "bundle", file, sha256, index, brotli, inflate}; anything else: not needed. The
+// bundle is kept for the next visit once `keepAfter` resolves (the first worker is ready).
+async function serve(port, job, keepAfter) {
   if (job.kind !== "bundle") return;
   const counted = (n) => port.postMessage({ kind: "bytes", n });
   const files = await FileCache.open(job.index);
-  const downloads = new Downloads({ files, brotli: job.brotli, inflate: job.inflate, counted });
+  const { brotli, inflate } = job;
+  const downloads = new Downloads({ files, brotli, inflate, counted, keepAfter });
   try {
     const bytes = await downloads.checkedFile(job.file, job.sha256);
     // when it was here, on the clock both workers share (for the benchmark's trace)
@@ -29,5 +31,10 @@ async function serve(port, job) {
 
 onmessage = ({ data }) => {
   const { port } = data;
-  port.onmessage = ({ data: job }) => serve(port, job).finally(() => close());
+  let keep;
+  const keepAfter = new Promise((resolve) => (keep = resolve));
+  port.onmessage = ({ data: job }) => {
+    if (job.kind === "keep") keep();
+    else serve(port, job, keepAfter).finally(() => close());
+  };
 };

@@ -40,7 +40,7 @@ export function shippedSnapshot(manifest, downloads, forced) {
   const bytes = new Uint8Array(shipped.size);
   const filled = downloads
     .file(shipped.file, undefined, { gzipOnly: true })
-    .then((response) => fill(response, bytes, shipped.sha256));
+    .then((response) => fill(response, bytes, shipped.parts));
   filled.catch((error) => console.warn("tryit: the prepared interpreter could not be had:", error));
   return { bytes, filled, meta: shipped.meta, size: shipped.size, shipped: true };
 }

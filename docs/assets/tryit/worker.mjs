@@ -135,6 +135,9 @@ function watched(name, response) {
 // The downloads of this worker (download.mjs), counted for the progress bar. Replaced once
 // boot() has read the build's index: until then, and without Cache Storage, nothing is kept.
 let downloads = new Downloads({ inflate: canInflate, counted: countBytes });
+// The downloads are kept for the next visit once the runtime is ready (keepFiles).
+let keepNow;
+const keepAfter = new Promise((resolve) => (keepNow = resolve));
 const realFetch = self.fetch.bind(self);
 
 function countBytes(n) {
@@ -195,6 +198,7 @@ async function fetchIndex() {
 // what it says it has kept for the next visit.
 let fetcher = null;
 let fetcherKept = Promise.resolve(0);
+let fetcherPort = null; // told to keep the bundle once the runtime is ready
 let fetcherGone = null; // rejects the bundle's download if the page says that worker died
 
 // The bundle, downloaded and checked by its own worker (it goes on while this thread starts
@@ -216,6 +220,7 @@ async function fetchBundle(manifest) {
 function fetchElsewhere(manifest) {
   const port = fetcher;
   fetcher = null;
+  fetcherPort = port;
   let keptBy;
   fetcherKept = new Promise((resolve) => (keptBy = resolve));
   const fetched = new Promise((resolve, reject) => {
@@ -404,8 +409,11 @@ function keepShipped(key, { bytes, meta }) {
   });
 }
 
-// The runtime is ready: once the files downloaded are kept, drop an older build's.
+// The runtime is ready: keep the files downloaded (this worker's and the bundle's), then drop an
+// older build's.
 async function keepFiles() {
+  keepNow();
+  fetcherPort?.postMessage({ kind: "keep" });
   const kept = (await Promise.all(downloads.storing)).filter(Boolean).length + (await fetcherKept);
   await downloads.files.prune().catch(warnNull("older files were not deleted"));
   postMessage({ kind: "kept", files: kept });
@@ -418,7 +426,8 @@ async function boot() {
   setStage("Downloading the Python runtime");
   const index = await fetchIndex().catch(warnNull("no index of the files: none kept"));
   const files = await FileCache.open(index?.files);
-  downloads = new Downloads({ files, brotli: !!index?.brotli, inflate: canInflate, counted: countBytes });
+  const brotli = !!index?.brotli;
+  downloads = new Downloads({ files, brotli, inflate: canInflate, counted: countBytes, keepAfter });
   const hostBrotli = downloads.brotli;
   const runtime = Promise.all([importModule("pyodide.mjs"), importModule("pyodide.asm.mjs")]);
   runtime.catch(() => {});
