@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import html
 import json
+import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
@@ -91,12 +92,12 @@ def widget_html(recipe: RecipeInfo, download: int | None = None) -> str:
 
     Without JavaScript it only says that the demo needs it (the recorded transcript below is
     open): its buttons are ``hidden`` and the text that promises a run is a ``<template>``,
-    both shown by :data:`GO_LIVE`. ``download`` is what the first click downloads, in bytes (the
-    runtime's manifest), told to the reader when known.
+    both shown by :data:`GO_LIVE`. ``download`` is the most the first click downloads, in bytes
+    (the runtime's manifest), told to the reader when known.
     """
     name = html.escape(recipe.name)
     label = html.escape(f"Try it: {recipe.title}")
-    size = f" (about {max(1, round(download / 1e6))}&nbsp;MB)" if download else ""
+    size = f" (at most {math.ceil(download / 1e6)}&nbsp;MB)" if download else ""
     return f"""<section class="tryit" data-tryit="{name}" data-library="{recipe.library}"
  data-driver="{recipe.driver}" aria-label="{label}">
 <div class="tryit__bar" hidden>

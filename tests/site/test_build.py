@@ -7,6 +7,7 @@ import gzip
 import hashlib
 import html
 import json
+import math
 import mimetypes
 import re
 import tomllib
@@ -50,13 +51,17 @@ def test_recipe_page_shows_every_file_byte_for_byte(built_site: Path, name: str)
         assert html.escape(transcript.splitlines()[-1], quote=False) in page
 
 
-def test_the_widget_says_how_much_the_first_click_downloads(built_site: Path) -> None:
-    manifest = built_site / "_tryit" / "pyodide" / "tryit-bundle.json"
-    megabytes = round(json.loads(manifest.read_text(encoding="utf-8"))["download"] / 1e6)
+def test_the_widget_says_the_most_the_first_click_downloads(built_site: Path) -> None:
+    path = built_site / "_tryit" / "pyodide" / "tryit-bundle.json"
+    manifest = json.loads(path.read_text(encoding="utf-8"))
+    # a fresh start, or the prepared interpreter's restore (more bytes, on a fast link)
+    most = max(manifest["download"], manifest["snapshot"]["download"]["brotli"])
+    assert most > manifest["download"]
+    megabytes = math.ceil(most / 1e6)
     assert 0 < megabytes <= 16  # the goal of the site: at most 16 MB
     for page in (f"recipes/{RECIPES[0]}/index.html", "resq/polling/index.html"):
         text = (built_site / page).read_text(encoding="utf-8")
-        assert f"The Python runtime (about {megabytes}&nbsp;MB) loads on the first click" in text
+        assert f"The Python runtime (at most {megabytes}&nbsp;MB) loads on the first click" in text
     # without a built runtime (TRYIT_SKIP_RUNTIME) the widget names no size
     info = site_pages.read_recipes(ROOT)[0]
     assert "The Python runtime loads on the first click" in site_pages.widget_html(info)
