@@ -48,8 +48,8 @@ const realFetch = self.fetch.bind(self); // before the worker puts its own in it
 export class Downloads {
   // `files`: this build's FileCache; `brotli`: the host serves the .br copies; `inflate`: this
   // browser has DecompressionStream; `counted(n)`: told of every n bytes that arrive; `keepAfter`:
-  // a promise, the files downloaded are kept once it resolves (the runtime is ready: hashing
-  // and storing them meanwhile took the thread from the start, 0.2 s of a restore).
+  // a promise, the files downloaded are kept once it resolves (once the runtime is ready:
+  // hashing and storing them while it started took 0.1-0.2 s of this thread in a restore).
   constructor({ files = new FileCache(null, null), brotli = false, inflate = false, counted = () => {}, keepAfter = null }) {
     Object.assign(this, { files, brotli, inflate, counted, keepAfter: keepAfter || Promise.resolve() });
     this.storing = []; // promises of the files being kept for the next visit (true: kept)
