@@ -1,5 +1,5 @@
 """axe-core in the browser tests: fetched from npm at test time into the git-ignored cache
-(``scripts/npm_fetch.py``, an exact pin), injected into the page under test from that file.
+(``docsite.npm``, an exact pin), injected into the page under test from that file.
 
 Never committed, never loaded from another origin. :data:`THEME` lists, one by one, what the
 site's theme (MkDocs Material) itself still triggers; the maintainers page lists them too.
@@ -9,15 +9,10 @@ Anything else serious or critical is the site's own and fails the test.
 from __future__ import annotations
 
 import functools
-import sys
-from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[2]
-if str(ROOT / "scripts" / "site") not in sys.path:
-    sys.path.insert(0, str(ROOT / "scripts" / "site"))
-
-from scriptload import load_script  # noqa: E402
+from docsite import npm
+from docsite.paths import CACHE
 
 AXE_SPEC = "axe-core@4.14.1"
 
@@ -84,11 +79,10 @@ RUN = """async ([theme, within]) => {
 @functools.cache
 def source() -> str:
     """axe.min.js of the pinned version, from the cache (``npm pack`` once)."""
-    npm_fetch = load_script("npm_fetch", ROOT / "scripts" / "npm_fetch.py")
-    folder = ROOT / ".cache" / "axe" / AXE_SPEC.rsplit("@", 1)[1]
+    folder = CACHE / "axe" / AXE_SPEC.rsplit("@", 1)[1]
     target = folder / "axe.min.js"
     if not target.exists():
-        npm_fetch.extract(AXE_SPEC, ["axe.min.js"], folder)
+        npm.extract(AXE_SPEC, ["axe.min.js"], folder)
     return target.read_text(encoding="utf-8")
 
 

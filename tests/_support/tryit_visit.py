@@ -113,7 +113,7 @@ class Visit:
 def brotli_host_visit(chromium: Any, site: Path, link: str) -> Iterator[tuple[Any, Visit]]:
     """A visit to ``site`` served by a host that serves the ``.br`` copies, with the link taken
     for a ``"fast"`` or a ``"slow"`` one (``TRYIT_SIMULATE_LINK``): yields (server, visit)."""
-    from static_server import StaticServer  # scripts/site, on the path of the site tests
+    from docsite.testing.static_server import StaticServer
 
     with StaticServer(site, precompressed=True) as server, Visit(chromium, server.url) as visit:
         visit.page.add_init_script(f"globalThis.TRYIT_SIMULATE_LINK = {link!r}")

@@ -6,35 +6,30 @@ from __future__ import annotations
 import contextlib
 import functools
 import http.server
-import sys
 import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
 
 import pytest
+from examples_data import LOCAL_DEPS, LOCK_TEXT, VERSIONS
 
-ROOT = Path(__file__).resolve().parents[2]
-if str(ROOT / "scripts" / "site") not in sys.path:
-    sys.path.insert(0, str(ROOT / "scripts" / "site"))
-
-from examples_data import LOCAL_DEPS, LOCK_TEXT, VERSIONS  # noqa: E402
-from scriptload import load_script  # noqa: E402
+from docsite.examples import download_example, publish, tree
 
 
 @pytest.fixture(scope="session")
 def examples() -> ModuleType:
-    return load_script("examples", ROOT / "scripts" / "examples.py")
+    return tree
 
 
 @pytest.fixture(scope="session")
 def downloader() -> ModuleType:
-    return load_script("download_example", ROOT / "scripts" / "download_example.py")
+    return download_example
 
 
 @pytest.fixture(scope="session")
 def hook() -> ModuleType:
-    return load_script("examples_hook", ROOT / "scripts" / "site" / "examples_hook.py")
+    return publish
 
 
 APP_PY = b'''"""A tiny app for the example-tree tests."""

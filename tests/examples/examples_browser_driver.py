@@ -8,16 +8,10 @@ no poll follows it. Nothing here knows how htmx works: the browser does the work
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[2]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
-
-from tests._support.browser import chromium_browser  # noqa: E402
+from docsite.testing.browser import chromium_browser
 
 STOP_POLLING_STATUS = 286
 QUIET_AFTER_STOP_MS = 2500  # longer than any example's poll interval (2 s)

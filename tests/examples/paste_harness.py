@@ -35,12 +35,12 @@ from http.cookiejar import CookieJar
 from pathlib import Path
 from typing import Any
 
+from examples_browser_driver import drive
+
+from tryit._record import seen
+
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
-sys.path[:0] = [str(HERE), str(ROOT / "scripts" / "site")]
-
-from examples_browser_driver import drive  # noqa: E402
-from tryit._record import seen  # noqa: E402
 
 START_TIMEOUT_S = 30.0
 STOP_TIMEOUT_S = 15.0

@@ -1,4 +1,4 @@
-"""scripts/download_example.py against a published tree served on 127.0.0.1.
+"""docsite/examples/download_example.py against a published tree served on 127.0.0.1.
 
 Every bad input ends in one line on stderr (no traceback), exit status 1, and nothing written.
 """
@@ -21,10 +21,10 @@ from typing import Any
 
 import pytest
 
+from docsite.examples.plan import download_line
+
 ROOT = Path(__file__).resolve().parents[2]
 PUBLISHED = "https://docs.test/"
-sys.path.insert(0, str(ROOT / "scripts"))
-from examples_recipe import download_line  # noqa: E402
 
 
 @pytest.fixture

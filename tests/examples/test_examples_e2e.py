@@ -38,6 +38,9 @@ from typing import Any
 
 import pytest
 
+from docsite.examples import docs as examples_docs
+from docsite.examples.plan import file_infos, load_recipe, read_transcript, run_plan
+
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
 TREE = ROOT / "docs" / "examples"
@@ -58,10 +61,6 @@ PIP_DOWNLOAD = [
 ]
 
 pytestmark = pytest.mark.slow
-
-sys.path.insert(0, str(ROOT / "scripts"))
-import examples_docs  # noqa: E402
-from examples_recipe import file_infos, load_recipe, read_transcript, run_plan  # noqa: E402
 
 
 def blocks(markdown: str) -> dict[str, str]:

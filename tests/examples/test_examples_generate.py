@@ -14,7 +14,8 @@ from types import ModuleType
 
 import pytest
 from examples_data import LOCAL_DEPS, LOCK_TEXT
-from scriptload import load_script
+
+from docsite.pages import recipes as site_pages
 
 ROOT = Path(__file__).resolve().parents[2]
 SITE = "https://docs.test/site/"
@@ -241,7 +242,7 @@ def test_write_then_check_round_trip(
 
 
 def test_download_script_default_url_is_rewritten_in_place(examples: ModuleType) -> None:
-    script = (ROOT / "scripts" / "download_example.py").read_text()
+    script = Path(examples.DOWNLOAD_SCRIPT).read_text()
     new = examples.with_default_base_url(script, "https://docs.test/")
     assert 'DEFAULT_BASE_URL = "https://docs.test/"' in new
     assert new.count("\n") == script.count("\n")
@@ -319,7 +320,6 @@ def test_site_url_is_read_from_mkdocs_yml_never_from_the_environment(
 def test_a_recipe_page_shows_the_quickstart_or_else_the_same_run_block() -> None:
     """Under "Run it on your machine": the exported example's quickstart; a recipe not yet
     exported shows the same pasteable run block (never the bare ``run`` commands)."""
-    site_pages = load_script("site_pages", ROOT / "scripts" / "site" / "site_pages.py")
     info = next(r for r in site_pages.read_recipes(ROOT) if r.name == "resq-sync-poll")
     page = site_pages.recipe_page(info, "QUICKSTART")
     assert page.split("## Run it on your machine\n", 1)[1].strip() == "QUICKSTART"

@@ -1,4 +1,5 @@
-"""The MkDocs hook, in a real ``mkdocs build``: the example tree is published raw."""
+"""The ``docsite/examples`` plugin, in a real ``mkdocs build``: the example tree is published
+raw."""
 
 from __future__ import annotations
 
@@ -13,8 +14,6 @@ from pathlib import Path
 from types import ModuleType
 
 import pytest
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def test_mkdocs_build_publishes_examples_archives_wheels_and_script(
@@ -33,8 +32,8 @@ def test_mkdocs_build_publishes_examples_archives_wheels_and_script(
         "strict: true\n"
         f"docs_dir: {docs}\n"
         f"site_dir: {tmp_path / 'site'}\n"
-        "hooks:\n"
-        f"  - {ROOT / 'scripts' / 'site' / 'examples_hook.py'}\n"
+        "plugins:\n"
+        "  - docsite/examples\n"
     )
     proc = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "-q", "-f", str(config)],

@@ -19,11 +19,11 @@ from typing import Any
 
 import requests
 from fastapi import Request
-from jobs_support import JOBS_SECRET
 
 from hedron import Hedron, Page, Text
 from hedron.jobs import JobScope, TaskFlow, job_status_events
 from hedron_core.jobs import JobState
+from tests.jobs.jobs_support import JOBS_SECRET
 
 #: The bound the ping must answer within (it takes about 2 ms on an idle machine).
 PING_LIMIT_S = 0.3

@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "bench_jobs.py"
+SCRIPT = Path(__file__).resolve().parents[2] / "scripts" / "bench" / "bench_jobs.py"
 
 
 def test_bench_jobs_short_run_reports_numbers_and_no_errors() -> None:

@@ -13,10 +13,10 @@ from fastapi import Depends, HTTPException, Request
 from jobs_support import JOBS_SECRET
 from pydantic import BaseModel, Field
 
+from docsite.testing.live_server import serve
 from hedron import Hedron, JobScope, Page, PollPolicy, TaskFlow, Text
 from hedron_core.htmx import STOP_POLLING_STATUS
 from hedron_core.jobs import InMemoryJobBackend, SteppingRunner, TaskContext, VirtualClock
-from tests._support.live_server import serve
 
 
 class ReportRequest(BaseModel):

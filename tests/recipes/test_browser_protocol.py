@@ -10,6 +10,7 @@ import json
 from typing import Any
 
 import pytest
+
 from tryit import browser, load_recipe, run_blocking
 
 

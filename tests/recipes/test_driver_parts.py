@@ -6,15 +6,15 @@ from pathlib import Path
 from typing import Any
 
 import httpx
-import lockfile  # scripts/site (on the path through conftest.py)
 import pytest
+
+from docsite.runtime import lockfile
+from hedron_core.jobs import InMemoryJobBackend, SteppingRunner, TaskContext, current_clock
 from tryit import Demo, run_blocking
 from tryit._real import Real, Restart
 from tryit._recipes import Action
 from tryit._record import Recorder, RecordingApp, redact, seen
 from tryit._server import DemoClock, VirtualTimeApp, engine_verdict
-
-from hedron_core.jobs import InMemoryJobBackend, SteppingRunner, TaskContext, current_clock
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -204,8 +204,8 @@ def test_real_table_reads_what_a_real_run_needs_and_names_each_bad_key() -> None
 @pytest.mark.browser
 def test_the_real_replay_clicks_with_the_panels_own_function() -> None:
     """The real page gets panel.mjs's scheduleActions, read from the module by the browser."""
-    from replay._loop import BrowserLoop
-    from replay.real import panel_function
+    from docsite.replay._loop import BrowserLoop
+    from docsite.replay.real import panel_function
 
     with BrowserLoop() as loop:
         source = loop.run(panel_function(loop.browser, "scheduleActions"))

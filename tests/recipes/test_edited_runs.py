@@ -9,6 +9,7 @@ import time
 from typing import Any
 
 import pytest
+
 from tryit import _edits as edits
 from tryit import browser, load_recipe, run_blocking
 

@@ -14,9 +14,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from replay._loop import BrowserLoop
-from replay.panel import PanelPage
-from replay.runs import panel_server
+
+from docsite.replay._loop import BrowserLoop
+from docsite.replay.panel import PanelPage
+from docsite.replay.runs import panel_server
 from tryit import Demo, Recipe, load_recipe, recipe_names
 from tryit import browser as worker
 from tryit._recipes import Action

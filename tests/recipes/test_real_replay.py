@@ -6,7 +6,7 @@ Chromium with the htmx the app serves (open the page, do the ``[demo] click``); 
 as ``python client.py``. The same recorder as the demo writes the run in the transcript's
 format (ids masked, times shown as the recipe's poll slots), and it must equal
 ``transcript.txt``, which the demo produced (``test_recipes.py``, ``test_panel.py``). So a
-demo whose time runs ahead of or behind real time fails here. See ``scripts/site/replay``.
+demo whose time runs ahead of or behind real time fails here. See ``docsite.replay``.
 """
 
 from __future__ import annotations
@@ -14,8 +14,9 @@ from __future__ import annotations
 import difflib
 
 import pytest
-from replay._loop import BrowserLoop
-from replay.runs import real_transcripts, replay_bound
+
+from docsite.replay._loop import BrowserLoop
+from docsite.replay.runs import real_transcripts, replay_bound
 from tryit import load_recipe, recipe_names
 from tryit._record import Recorder
 

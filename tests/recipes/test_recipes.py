@@ -1,9 +1,9 @@
 """Every resq recipe runs to its terminal state on CPython and matches its committed transcript.
 
-The "Try it" driver (``scripts/site/tryit``) is the very code the browser runs; here it runs
+The "Try it" driver (``src/tryit``) is the very code the browser runs; here it runs
 on CPython. hedron recipes need a browser (their page's htmx sends the requests): see
 ``test_panel.py``. What a real run does is checked by ``test_real_replay.py``. Regenerate
-transcripts with ``python scripts/site/transcripts.py --update``.
+transcripts with ``python scripts/transcripts.py --update``.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ import tomllib
 from pathlib import Path
 
 import pytest
+
 from tryit import load_recipe, open_demo, recipe_names, recipes_root, run_blocking, run_to_end
 from tryit._record import as_text
 

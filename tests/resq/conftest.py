@@ -10,7 +10,7 @@ import pytest
 import requests
 from resq_app import app
 
-from tests._support.live_server import live_server, refused_url, serve  # noqa: F401
+from docsite.testing.live_server import refused_url, serve
 
 
 @pytest.fixture(scope="session")

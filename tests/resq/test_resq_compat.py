@@ -18,12 +18,12 @@ from fastapi.responses import JSONResponse, RedirectResponse, Response
 
 import resq
 import resq.http
+from docsite.testing.live_server import serve
 from resq import Requests, Session
 from resq.clock import VirtualClock
 from resq.http import AsyncResponse
 from resq.http import Requests as HttpRequests
 from resq.http import Session as HttpSession
-from tests._support.live_server import serve
 
 pytestmark = pytest.mark.anyio
 

@@ -19,11 +19,11 @@ import anyio
 import httpx
 import pytest
 
+from docsite.testing.live_server import serve
 from resq import Requests, Session
 from resq._gate import AsyncGate, ThreadGate
 from resq.clock import VirtualClock
 from resq.http import Attempt, PollTimeout, poll
-from tests._support.live_server import serve
 
 WAIT_S = 10.0  # the longest any test waits for the server to reach a state it must reach
 

@@ -14,8 +14,8 @@ import pytest
 from fastapi import FastAPI
 from fastapi.responses import JSONResponse, RedirectResponse, Response
 
+from docsite.testing.live_server import serve
 from resq.clock import VirtualClock, use_clock
-from tests._support.live_server import serve
 
 MIGRATION = Path(__file__).resolve().parents[2] / "docs" / "migration"
 

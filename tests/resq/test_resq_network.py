@@ -14,9 +14,9 @@ from typing import Any
 
 import pytest
 
+from docsite.testing.live_server import serve
 from resq import Requests
 from resq._network import AsyncioFirst, _Stream
-from tests._support.live_server import serve
 
 BIG = 16 * 1024 * 1024  # well past the 64 KiB at which the stream stops reading, and past
 # the socket buffers on both sides (so that writing pauses too)

@@ -17,9 +17,9 @@ import httpcore
 import httpx
 import pytest
 
+from docsite.testing.live_server import serve
 from resq import Requests
 from resq._pool import SlotPool, install
-from tests._support.live_server import serve
 
 WAIT_S = 10.0
 

@@ -9,7 +9,7 @@ from urllib.parse import urlsplit
 import pytest
 import requests
 
-from tests._support.live_server import refused_url, serve
+from docsite.testing.live_server import refused_url, serve
 
 
 async def tiny_app(scope, receive, send):

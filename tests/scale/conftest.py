@@ -2,22 +2,13 @@
 
 from __future__ import annotations
 
-import sys
 import uuid
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-for extra in (ROOT, ROOT / "tests" / "jobs", Path(__file__).resolve().parent):
-    if str(extra) not in sys.path:
-        sys.path.insert(0, str(extra))
-
-from tests._support.live_server import live_server  # noqa: E402
-from tests._support.redis_server import RedisServer, redis_server  # noqa: E402
-
-__all__ = ["live_server", "redis_server"]
+from docsite.testing.redis_server import RedisServer
 
 
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:

@@ -15,14 +15,14 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-from scale_tasks import TASKS
 
+from docsite.testing.redis_server import RedisServer
+from docsite.testing.scale.tasks import TASKS
 from hedron.integrations import QueuedJobBackend, RedisJobBackend, ScaleConfig
 from hedron.integrations.celery import CeleryJobs
 from hedron.integrations.rq import RQJobs
 from hedron_core.jobs import JobState
 from tests._support.bad_values import JUNK, NOT_CALLABLE, refused_or_works, sweep
-from tests._support.redis_server import RedisServer
 
 OWNER = {"auth_subject": "alice", "tenant_id": "acme"}
 FAST = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -11,9 +11,9 @@ import sys
 import uuid
 from pathlib import Path
 
-from _procs import ROOT, VENV_BIN, ManagedProcess, uvicorn_argv, wait_http_ready
-
-from tests._support.redis_server import RedisServer, free_port
+from docsite.paths import REPO as ROOT
+from docsite.testing.redis_server import RedisServer, free_port
+from docsite.testing.scale.procs import VENV_BIN, ManagedProcess, uvicorn_argv, wait_http_ready
 
 GUIDE = ROOT / "docs" / "hedron" / "scaling-out.md"
 FENCE = re.compile(r'^```(\w+)(?: title="([^"]+)")?\n(.*?)^```$', re.M | re.S)

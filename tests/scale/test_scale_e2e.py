@@ -9,12 +9,12 @@ from typing import Any
 
 import httpx
 import pytest
-from _procs import wait_until
-from _stack import ENGINES, Stack, engine_env, stack
 
+from docsite.testing.redis_server import RedisServer
+from docsite.testing.scale.procs import wait_until
+from docsite.testing.scale.stack import ENGINES, Stack, engine_env, stack
 from hedron.integrations.rq import rq_job_id
 from resq import Requests
-from tests._support.redis_server import RedisServer
 
 ALICE = {"x-user": "alice", "x-tenant": "acme"}
 

@@ -14,7 +14,11 @@ import threading
 from typing import Any
 
 import pytest
-from loop_probe import (
+
+from docsite.testing.redis_server import RedisServer
+from hedron_core.jobs import JobState
+from hedron_core.jobs.redis_backend import RedisJobBackend
+from tests.jobs.loop_probe import (
     OWNER,
     Browser,
     Probe,
@@ -22,10 +26,6 @@ from loop_probe import (
     assert_submitted_and_cancelled,
     flow_app,
 )
-
-from hedron_core.jobs import JobState
-from hedron_core.jobs.redis_backend import RedisJobBackend
-from tests._support.redis_server import RedisServer
 
 PAUSE_S = 3.0
 

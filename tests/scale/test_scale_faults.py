@@ -14,13 +14,13 @@ from typing import Any
 import httpx
 import pytest
 import redis
-from _procs import ManagedProcess, uvicorn_argv, wait_until
-from _stack import ENGINES, engine_env, stack, start_worker, worker_argv
-from scale_tasks import TASKS
 
+from docsite.testing.redis_server import RedisServer, free_port, running_redis
+from docsite.testing.scale.procs import ManagedProcess, uvicorn_argv, wait_until
+from docsite.testing.scale.stack import ENGINES, engine_env, stack, start_worker, worker_argv
+from docsite.testing.scale.tasks import TASKS
 from hedron.integrations import UNAVAILABLE_DETAIL, ScaleConfig
 from hedron_core.jobs import JobState
-from tests._support.redis_server import RedisServer, free_port, running_redis
 
 ALICE = {"auth_subject": "alice", "tenant_id": "acme"}
 
@@ -104,9 +104,9 @@ def test_celery_worker_dying_before_the_claim_does_not_lose_the_job(
     deployment_config: ScaleConfig,
 ) -> None:
     """A production (prefork) worker takes the message and dies, parent and child, before
-    claiming the job (a Celery signal in scale_app kills it there). With early acks the
-    message would be gone and the job QUEUED for ever; it was not acknowledged, so the broker
-    hands it to the next worker after ``redelivery_s``, with no ``resend()``."""
+    claiming the job (a Celery signal in docsite.testing.scale.app kills it there). With early
+    acks the message would be gone and the job QUEUED for ever; it was not acknowledged, so the
+    broker hands it to the next worker after ``redelivery_s``, with no ``resend()``."""
     jobs = make_jobs("celery", deployment_config, redelivery_s=2.0)
     env = _env("celery", deployment_config, lease_s=30.0, max_attempts=3)
     env["HEDRON_TEST_REDELIVERY_S"] = "2"  # what the workers use, as `jobs` above
@@ -392,7 +392,7 @@ def test_start_up_fails_clearly_when_redis_is_unreachable(process: str) -> None:
     dead = f"redis://127.0.0.1:{free_port()}/0"
     env = engine_env("celery", dead, "dead:")
     argv = (
-        uvicorn_argv("scale_app:app", free_port())
+        uvicorn_argv("docsite.testing.scale.app:app", free_port())
         if process == "web"
         else worker_argv("celery", env, "dead")
     )

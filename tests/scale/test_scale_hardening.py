@@ -11,9 +11,9 @@ import hashlib
 from typing import Any
 
 import test_scale_redis_backend as base
-from hardening_conformance import OWNER, HardeningConformance
 
 from hedron_core.jobs.redis_backend import RedisJobBackend
+from tests.jobs.hardening_conformance import OWNER, HardeningConformance
 
 
 class TestRedisHardening(HardeningConformance):

@@ -12,8 +12,9 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-from scale_tasks import TASKS
 
+from docsite.testing.redis_server import RedisServer, free_port
+from docsite.testing.scale.tasks import TASKS
 from hedron.integrations import (
     QueuedJobBackend,
     RedisJobBackend,
@@ -23,7 +24,6 @@ from hedron.integrations import (
 )
 from hedron.integrations._worker import run_job
 from hedron_core.jobs import JobState, JobStatus, TaskContext
-from tests._support.redis_server import RedisServer, free_port
 
 ALICE = {"auth_subject": "alice", "tenant_id": "acme"}
 

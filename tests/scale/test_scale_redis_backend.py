@@ -7,11 +7,11 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-from jobs_conformance import OWNER, ClaimingBackendConformance
 
+from docsite.testing.redis_server import RedisServer, free_port
 from hedron_core.jobs import JobState, VirtualClock, redis_backend
 from hedron_core.jobs.redis_backend import RedisJobBackend, RedisUnavailableError
-from tests._support.redis_server import RedisServer, free_port
+from tests.jobs.jobs_conformance import OWNER, ClaimingBackendConformance
 
 
 class TestRedisBackend(ClaimingBackendConformance):

@@ -11,12 +11,8 @@ from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-SITE_SCRIPTS = ROOT / "scripts" / "site"
-if str(SITE_SCRIPTS) not in sys.path:
-    sys.path.insert(0, str(SITE_SCRIPTS))
-
-from static_server import StaticServer  # noqa: E402
+from docsite.paths import REPO as ROOT
+from docsite.testing.static_server import StaticServer
 
 
 @pytest.fixture(scope="session")

@@ -16,10 +16,10 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
-from static_server import StaticServer
-from tryit import load_recipe
 
+from docsite.testing.static_server import StaticServer
 from tests._support.tryit_visit import IDLE, LOAD_MS, RECIPES, Visit, committed
+from tryit import load_recipe
 
 pytestmark = pytest.mark.browser
 

@@ -15,8 +15,9 @@ import urllib.request
 from pathlib import Path
 
 import pytest
-import site_pages
-from static_server import StaticServer
+
+from docsite.pages import recipes as site_pages
+from docsite.testing.static_server import StaticServer
 
 ROOT = Path(__file__).resolve().parents[2]
 RECIPES = sorted(p.parent.name for p in (ROOT / "recipes").glob("*/recipe.toml"))
@@ -150,9 +151,9 @@ def test_the_prepared_interpreter_is_this_runtimes_and_served_only_compressed(
 
 
 def test_static_server_and_mkdocs_serve_use_the_wasm_and_module_types(built_site: Path) -> None:
-    import hooks  # registers the types for `mkdocs serve`
+    from docsite import plugin  # registers the types for `mkdocs serve`
 
-    assert hooks.RUNTIME_DIR == "_tryit"
+    assert plugin.RUNTIME_DIR == "_tryit"
     assert mimetypes.guess_type("x.wasm")[0] == "application/wasm"
     with StaticServer(built_site) as server:
         for path, expected in [
@@ -236,7 +237,7 @@ def test_no_page_shows_an_entity_escaped_twice(built_site: Path) -> None:
 
 
 def test_home_page_installs_the_published_wheels_and_starts_each_path(built_site: Path) -> None:
-    import learning_paths
+    from docsite.pages import learning_paths
 
     home = (built_site / "index.html").read_text(encoding="utf-8")
     text = html.unescape(re.sub(r"<[^>]+>", "", home))

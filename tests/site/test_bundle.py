@@ -1,21 +1,19 @@
-"""The bundle of wheels the "Try it" worker unpacks itself (``scripts/site/bundle.py``)."""
+"""The bundle of wheels the "Try it" worker unpacks itself (``docsite/runtime/bundle.py``)."""
 
 from __future__ import annotations
 
 import gzip
 import hashlib
 import json
-import sys
 import zipfile
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "scripts" / "site"))
+from docsite.runtime import bundle
 
-import bundle  # noqa: E402
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def _wheel(folder: Path, name: str, members: dict[str, bytes]) -> dict[str, Any]:

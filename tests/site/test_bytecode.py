@@ -1,4 +1,4 @@
-"""The runtime's bytecode step (``scripts/site/bytecode.py`` run inside Pyodide under Node).
+"""The runtime's bytecode step (``docsite/runtime/bytecode.py`` run inside Pyodide under Node).
 
 What the browser imports must arrive as ``.pyc`` made by Pyodide's own CPython 3.14 (compiling
 ~600 modules from source on every visit was most of a cold "Try it"); what it never imports
@@ -12,18 +12,15 @@ import base64
 import hashlib
 import importlib.util
 import subprocess
-import sys
 import zipfile
 from pathlib import Path
 
 import pytest
 
-ROOT = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(ROOT / "scripts" / "site"))
+from docsite.runtime import build as runtime
+from docsite.runtime import bytecode, lockfile
 
-import bytecode  # noqa: E402
-import lockfile  # noqa: E402
-import runtime  # noqa: E402
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
@@ -182,7 +179,7 @@ def test_stdlib_trim_rules() -> None:
 def test_node_runner_reports_a_failing_script(tmp_path: Path) -> None:
     script = tmp_path / "fails.py"
     script.write_text("async def main(args):\n    raise RuntimeError('boom ' + args[0])\n")
-    runner = ROOT / "scripts" / "site" / "run_in_node.mjs"
+    runner = Path(runtime.__file__).parent / "run_in_node.mjs"
     pyodide = runtime.fetch_pyodide()
     result = subprocess.run(
         ["node", str(runner), str(pyodide), str(script), "now"],

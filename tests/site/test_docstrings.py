@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import component_pages
-from griffe_examples import plain_roles
-
 import hedron_core
+from docsite.griffe.examples import plain_roles
+from docsite.pages import components as component_pages
 
 
 def test_sphinx_roles_become_code_spans() -> None:

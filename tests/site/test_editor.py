@@ -14,7 +14,8 @@ from typing import Any
 from urllib.parse import urlsplit
 
 import pytest
-from static_server import StaticServer
+
+from docsite.testing.static_server import StaticServer
 
 ROOT = Path(__file__).resolve().parents[2]
 RECIPE = "resq-sync-poll"

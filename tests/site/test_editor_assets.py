@@ -1,14 +1,15 @@
-"""The code editor's build (``scripts/site/editor_assets.py``): CodeMirror's pinned npm packages
+"""The code editor's build (``docsite/editor.py``): CodeMirror's pinned npm packages
 become self-hosted ES modules whose imports are all relative, every package's licence kept."""
 
 from __future__ import annotations
 
 import json
 import re
-from pathlib import Path
 
-import editor_assets
 import pytest
+
+from docsite import editor as editor_assets
+from docsite.paths import DOCS
 
 FILES = {"@codemirror/state": "codemirror-state.js", "style-mod": "style-mod.js"}
 
@@ -118,7 +119,7 @@ def test_the_built_modules_import_only_each_other() -> None:
 
 
 def test_the_editor_module_imports_only_built_modules() -> None:
-    editor = Path(editor_assets.ROOT / "docs" / "assets" / "tryit" / "editor.mjs").read_text()
+    editor = (DOCS / "assets" / "tryit" / "editor.mjs").read_text()
     wanted = set(re.findall(r"""from "\.\./\.\./_tryit/codemirror/([^"]+)";""", editor))
     assert wanted
     names = [editor_assets.split_spec(spec)[0] for spec in editor_assets.PACKAGES]

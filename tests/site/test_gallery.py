@@ -9,13 +9,13 @@ import re
 from pathlib import Path
 from typing import Any
 
-import component_gallery
-import component_pages
-import preview_css
 import pytest
-from static_server import StaticServer
 
 import hedron_core
+from docsite.pages import components as component_pages
+from docsite.pages import gallery as component_gallery
+from docsite.pages import preview_css
+from docsite.testing.static_server import StaticServer
 from hedron_core import render
 from hedron_core.explorer import Preview
 

@@ -1,5 +1,6 @@
-"""The learning paths (``scripts/site/paths.toml``) and the guides' features
-(``scripts/site/features.toml``): every recipe on a path, every feature linked to its recipe."""
+"""The learning paths (``docsite/pages/paths.toml``) and the guides' features
+(``docsite/pages/features.toml``): every recipe on a path, every feature linked to its
+recipe."""
 
 from __future__ import annotations
 
@@ -8,10 +9,11 @@ import re
 from pathlib import Path
 from types import SimpleNamespace
 
-import guide_features
-import learning_paths
 import pytest
-import site_pages
+
+from docsite.pages import features as guide_features
+from docsite.pages import learning_paths
+from docsite.pages import recipes as site_pages
 
 ROOT = Path(__file__).resolve().parents[2]
 RECIPES = site_pages.read_recipes(ROOT)
@@ -27,7 +29,7 @@ def _recipe(name: str, library: str = "resq") -> SimpleNamespace:
 
 
 def test_every_recipe_is_on_a_learning_path() -> None:
-    assert learning_paths.unlisted(PATHS, RECIPES) == [], "add them to scripts/site/paths.toml"
+    assert learning_paths.unlisted(PATHS, RECIPES) == [], f"add them to {learning_paths.PATHS_FILE}"
     # and each on its own library's path (steps() raises otherwise)
     assert sum(len(s) for s in learning_paths.steps(PATHS, RECIPES)) == len(RECIPES)
 
@@ -129,7 +131,8 @@ def test_every_guide_lists_its_features() -> None:
         for folder in ("resq", "hedron")
         for p in (ROOT / "docs" / folder).glob("*.md")
     }
-    assert guides <= set(guide_features.read_features()), "add them to scripts/site/features.toml"
+    listed = set(guide_features.read_features())
+    assert guides <= listed, f"add them to {guide_features.FEATURES_FILE}"
 
 
 @pytest.mark.parametrize("feature", FEATURES, ids=lambda f: f"{f.guide}:{f.recipe}")

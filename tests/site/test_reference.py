@@ -8,10 +8,11 @@ import re
 from collections import Counter
 from pathlib import Path
 
-import griffe_overloads
-import guide_links
 import pytest
-import reference_pages
+
+from docsite.griffe import overloads as griffe_overloads
+from docsite.pages import links as guide_links
+from docsite.pages import reference as reference_pages
 
 ROOT = Path(__file__).resolve().parents[2]
 MODULES = reference_pages.modules(ROOT)

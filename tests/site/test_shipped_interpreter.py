@@ -1,5 +1,5 @@
 """The prepared interpreter: a snapshot of the started runtime that the build makes
-(``scripts/site/shipped_interpreter.py``) and a first visit restores instead of starting CPython
+(``docsite/runtime/prepared.py``) and a first visit restores instead of starting CPython
 and importing, when the host serves the ``.br`` copies and the link is fast
 (``docs/assets/tryit/prepared.mjs``: ``shippedSnapshot``).
 
@@ -19,8 +19,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from static_server import StaticServer
 
+from docsite.testing.static_server import StaticServer
 from tests._support.tryit_visit import LOAD_MS, Visit, brotli_host_visit, committed
 
 pytestmark = pytest.mark.browser

@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import site_pages
-from static_server import StaticServer
 
+from docsite.pages import recipes as site_pages
+from docsite.testing.static_server import StaticServer
 from tests._support import axe, tryit_visit
 from tests._support.tryit_visit import IDLE, LOAD_MS, ROOT, Visit, committed
 

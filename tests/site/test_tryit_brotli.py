@@ -1,6 +1,6 @@
 """The "Try it" runtime from a host that serves precompressed brotli files.
 
-The build writes ``.br`` copies of the big runtime files (``scripts/site/precompressed.py``);
+The build writes ``.br`` copies of the big runtime files (``docsite/runtime/precompressed.py``);
 a host set up for precompressed files (here the repository's static server with
 ``precompressed=True``) sends them, ``Content-Encoding: br``, to a browser that accepts brotli.
 The worker sees it on the index it fetches first and then takes those copies instead of the
@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from static_server import StaticServer
 
+from docsite.testing.static_server import StaticServer
 from tests._support.tryit_visit import LOAD_MS, brotli_host_visit, committed
 
 pytestmark = pytest.mark.browser

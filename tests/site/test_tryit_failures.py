@@ -17,8 +17,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from static_server import StaticServer
 
+from docsite.testing.static_server import StaticServer
 from tests._support.tryit_visit import IDLE, LOAD_MS, Visit, committed
 
 pytestmark = pytest.mark.browser

@@ -1,7 +1,7 @@
 """The order of the "Try it" downloads (``docs/assets/tryit/worker.mjs``, ``fetcher.mjs``).
 
 CPython's start needs the wasm, the standard library and pydantic-core's shared library, which
-the build serves as a file of its own (``scripts/site/bundle.py``); only the imports need the
+the build serves as a file of its own (``docsite/runtime/bundle.py``); only the imports need the
 bundle of the other files, which a second worker downloads meanwhile. In headless Chromium
 against the built site, with the bundle's download held: Python starts all the same (the
 worker says "Installing packages", which it says once CPython runs), and once the bundle is
@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from static_server import StaticServer
 
+from docsite.testing.static_server import StaticServer
 from tests._support.tryit_visit import IDLE, LOAD_MS, Visit, committed
 
 pytestmark = pytest.mark.browser

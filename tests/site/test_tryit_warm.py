@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-import runtime
-from static_server import StaticServer
 
+from docsite.runtime import build as runtime
+from docsite.testing.static_server import StaticServer
 from tests._support.tryit_visit import LOAD_MS, Visit, committed
 
 pytestmark = pytest.mark.browser
