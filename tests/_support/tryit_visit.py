@@ -2,20 +2,17 @@
 
 from __future__ import annotations
 
-import tomllib
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from tryit.recipe import load_recipes
+
 ROOT = Path(__file__).resolve().parents[2]
 #: Every recipe with a "Try it" (a recorded transcript, and no ``[real]`` table: those need
 #: processes a browser cannot run, and their page shows a real run instead).
-RECIPES = sorted(
-    p.parent.name
-    for p in (ROOT / "recipes").glob("*/transcript.txt")
-    if "real" not in tomllib.loads((p.parent / "recipe.toml").read_text(encoding="utf-8"))
-)
+RECIPES = [r.name for r in load_recipes() if r.in_browser and r.transcript_path.is_file()]
 LOAD_MS = 240_000  # bound for the first click (the runtime loads); CI machines are slow
 # The click handler sets aria-busy="true" synchronously, so "not busy" after a click means done.
 IDLE = "el => el.getAttribute('aria-busy') === 'false'"

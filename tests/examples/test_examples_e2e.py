@@ -39,7 +39,8 @@ from typing import Any
 import pytest
 
 from docsite.examples import docs as examples_docs
-from docsite.examples.plan import file_infos, load_recipe, read_transcript, run_plan
+from docsite.examples.plan import file_infos, later, read_transcript
+from tryit.recipe import load_recipe
 
 ROOT = Path(__file__).resolve().parents[2]
 HERE = Path(__file__).resolve().parent
@@ -206,8 +207,8 @@ def test_a_tampered_wheel_is_refused_by_the_hash_check(
 def _spec(
     name: str, page: str, folder: Path, bin_dir: Path, entry: dict[str, Any]
 ) -> dict[str, Any]:
-    recipe = load_recipe(ROOT / "recipes" / name)
-    plan = run_plan(recipe)
+    recipe = load_recipe(name)
+    plan = recipe.plan
     spec: dict[str, Any] = {
         "folder": str(folder),
         "bin": str(bin_dir),
@@ -312,8 +313,8 @@ def test_an_app_block_serves_what_the_readme_says_and_curl_drives_it(
     codes = re.findall(r"^GET \S+ -> (\d+)$", curl["stdout"], flags=re.M)
     assert codes[-1:] == ["286"], curl
     assert set(codes[:-1]) <= {"200"}, curl
-    recipe = load_recipe(ROOT / "recipes" / name)
-    if not recipe.later:  # else the recorded run does more than submit (a Cancel, a restart)
+    recipe = load_recipe(name)
+    if not later(recipe):  # else the recorded run does more than submit (a Cancel, a restart)
         assert curl["final_seen"] == transcript.last.seen, curl
     if spec["submit_url"]:  # what the README says about the CSRF token
         assert report["csrf"] == {"without_token": 403, "token_as_field": 200}

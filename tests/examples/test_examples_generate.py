@@ -15,7 +15,9 @@ from types import ModuleType
 import pytest
 from examples_data import LOCAL_DEPS, LOCK_TEXT
 
+from docsite.examples.plan import later
 from docsite.pages import recipes as site_pages
+from tryit.recipe import load_recipe
 
 ROOT = Path(__file__).resolve().parents[2]
 SITE = "https://docs.test/site/"
@@ -320,10 +322,10 @@ def test_site_url_is_read_from_mkdocs_yml_never_from_the_environment(
 def test_a_recipe_page_shows_the_quickstart_or_else_the_same_run_block() -> None:
     """Under "Run it on your machine": the exported example's quickstart; a recipe not yet
     exported shows the same pasteable run block (never the bare ``run`` commands)."""
-    info = next(r for r in site_pages.read_recipes(ROOT) if r.name == "resq-sync-poll")
+    info = load_recipe("resq-sync-poll")
     page = site_pages.recipe_page(info, "QUICKSTART")
     assert page.split("## Run it on your machine\n", 1)[1].strip() == "QUICKSTART"
-    fallback = site_pages.recipe_page(dataclasses.replace(info, exported=False))
+    fallback = site_pages.recipe_page(info)  # no quickstart: not exported
     tail = fallback.split("## Run it on your machine\n", 1)[1]
     assert "uvicorn server:app --port 8000 --log-level warning & SERVER=$!" in tail
     assert "kill $SERVER" in tail
@@ -340,7 +342,7 @@ def test_services_start_first_in_the_background_and_the_block_stops_them(
     assert app in text
     toml.write_text(text.replace(app, f'"redis-server --port 6379 &", "rq worker &", {app}'))
     (recipe,) = [r for r in examples.load_recipes(recipes_dir) if r.name == "demo-poll"]
-    plan = examples.run_plan(recipe)
+    plan = recipe.plan
     assert plan.services == ("redis-server --port 6379", "rq worker")
     assert examples.run_block(plan)[2:] == [
         "redis-server --port 6379 & SERVICE1=$!",
@@ -348,7 +350,7 @@ def test_services_start_first_in_the_background_and_the_block_stops_them(
         "uvicorn app:app --port 8000; kill $SERVICE1 $SERVICE2",
     ]
     client = dataclasses.replace(recipe, run=("redis-server &", "uvicorn s:app &", "python c.py"))
-    block = examples.run_block(examples.run_plan(client))
+    block = examples.run_block(client.plan)
     assert block[1] == "redis-server & SERVICE1=$!"
     assert block[-1] == "kill $SERVER $SERVICE1"
 
@@ -379,7 +381,7 @@ def test_what_the_recorded_run_does_after_the_submit_is_said_in_the_readme(
         + "\n[real]\nwhy = 'x'\nrestart = { stop = 3.5, start = 5 }\n"
     )
     (recipe,) = [r for r in examples.load_recipes(recipes_dir) if r.name == "demo-poll"]
-    assert recipe.later == (
+    assert later(recipe) == (
         "at 3 s it clicks `.cancel`",
         "at 3.5 s it stops the server with Ctrl+C and at 5 s starts it again",
     )

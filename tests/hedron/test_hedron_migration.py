@@ -5,7 +5,6 @@ refused here fails with the message the page quotes."""
 from __future__ import annotations
 
 import re
-import runpy
 from pathlib import Path
 from typing import Any
 
@@ -14,13 +13,14 @@ import requests
 
 from hedron_core.htmx import STOP_POLLING_STATUS
 from hedron_core.jobs import JobState
+from tests._support.snippets import run_snippet
 
 MIGRATION = Path(__file__).resolve().parents[2] / "docs" / "migration"
 HX = {"HX-Request": "true"}
 
 
 def run(relative: str) -> dict[str, Any]:
-    return runpy.run_path(str(MIGRATION / relative))
+    return run_snippet(MIGRATION / relative)
 
 
 class Browser:

@@ -2,32 +2,25 @@
 
 from __future__ import annotations
 
-import importlib.util
 import re
-from pathlib import Path
 from types import ModuleType
 
 import httpx
 import pytest
-from hedron_support import ROOT, SECRET
+from hedron_support import SECRET
 
-RECIPE = ROOT / "recipes" / "poll-component" / "app.py"
+from tryit.recipe import load_recipe
 
 
-def load(monkeypatch: pytest.MonkeyPatch, path: Path) -> ModuleType:
+def load(monkeypatch: pytest.MonkeyPatch) -> ModuleType:
     monkeypatch.setenv("HEDRON_SESSION_SECRET", SECRET)
-    spec = importlib.util.spec_from_file_location("poll_component_app", path)
-    assert spec is not None
-    assert spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
+    return load_recipe("poll-component").load("app.py")
 
 
 @pytest.mark.anyio
 @pytest.mark.parametrize("anyio_backend", ["asyncio"])
 async def test_recipe_polls_until_286(monkeypatch: pytest.MonkeyPatch, anyio_backend: str) -> None:
-    app = load(monkeypatch, RECIPE).app
+    app = load(monkeypatch).app
     transport = httpx.ASGITransport(app=app)
     async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
         page = await client.get("/")

@@ -9,7 +9,6 @@ from types import ModuleType
 from typing import Any
 
 import pytest
-from _recipes import load_recipe_module
 from fastapi import Request
 from jobs_support import JOBS_SECRET
 
@@ -18,6 +17,7 @@ from hedron.jobs import JobScope, TaskFlow
 from hedron.responses import fragment
 from hedron_core.htmx import STOP_POLLING_STATUS
 from hedron_core.jobs import InMemoryJobBackend, TaskContext, ThreadPoolRunner
+from tryit.recipe import load_recipe
 
 pytestmark = pytest.mark.browser
 
@@ -26,7 +26,7 @@ DEADLINE_MS = 15_000
 
 @pytest.fixture
 def taskflow_recipe() -> Iterator[ModuleType]:
-    module = load_recipe_module("taskflow", "app.py")
+    module = load_recipe("taskflow").load("app.py")
     try:
         yield module
     finally:

@@ -12,9 +12,9 @@ from typing import Any
 
 import httpx
 import pytest
-from _recipes import load_recipe_module
 
 from hedron_core.htmx import STOP_POLLING_STATUS
+from tryit.recipe import load_recipe
 
 DEADLINE_S = 15.0
 
@@ -24,7 +24,7 @@ def recipe() -> Iterator[Callable[[str, str], ModuleType]]:
     loaded: list[ModuleType] = []
 
     def load(name: str, filename: str) -> ModuleType:
-        module = load_recipe_module(name, filename)
+        module = load_recipe(name).load(filename)
         loaded.append(module)
         return module
 
@@ -79,7 +79,7 @@ def test_resq_waits_for_a_hedron_job_with_both_engines(
     from resq import Requests
 
     server = recipe("resq-polls-hedron", "server.py")
-    client_module = load_recipe_module("resq-polls-hedron", "client.py")
+    client_module = load_recipe("resq-polls-hedron").load("client.py")
     base = live_server(server.app)
 
     async_result: dict[str, Any] = {}

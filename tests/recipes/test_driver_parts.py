@@ -12,9 +12,9 @@ from docsite.runtime import lockfile
 from hedron_core.jobs import InMemoryJobBackend, SteppingRunner, TaskContext, current_clock
 from tryit import Demo, run_blocking
 from tryit._real import Real, Restart
-from tryit._recipes import Action
 from tryit._record import Recorder, RecordingApp, redact, seen
 from tryit._server import DemoClock, VirtualTimeApp, engine_verdict
+from tryit.recipe import Action
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -20,7 +20,7 @@ from docsite.replay.panel import PanelPage
 from docsite.replay.runs import panel_server
 from tryit import Demo, Recipe, load_recipe, recipe_names
 from tryit import browser as worker
-from tryit._recipes import Action
+from tryit.recipe import Action
 
 pytestmark = pytest.mark.browser
 

@@ -3,7 +3,6 @@ against a job API served by uvicorn on 127.0.0.1, on a virtual clock."""
 
 from __future__ import annotations
 
-import runpy
 from collections import defaultdict
 from collections.abc import Iterator
 from pathlib import Path
@@ -16,6 +15,7 @@ from fastapi.responses import JSONResponse, RedirectResponse, Response
 
 from docsite.testing.live_server import serve
 from resq.clock import VirtualClock, use_clock
+from tests._support.snippets import run_snippet
 
 MIGRATION = Path(__file__).resolve().parents[2] / "docs" / "migration"
 
@@ -61,7 +61,7 @@ def api() -> Iterator[tuple[JobAPI, str]]:
 
 def load(relative: str) -> Any:
     """The snippet's globals once it has run (its functions keep working)."""
-    return SimpleNamespace(**runpy.run_path(str(MIGRATION / relative)))
+    return SimpleNamespace(**run_snippet(MIGRATION / relative))
 
 
 def test_resq_1_0_0_code_runs_unchanged_sync(api: Any, capsys: Any) -> None:

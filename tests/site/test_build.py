@@ -10,14 +10,15 @@ import json
 import math
 import mimetypes
 import re
-import tomllib
 import urllib.request
 from pathlib import Path
 
 import pytest
 
+from docsite.pages import nav as site_nav
 from docsite.pages import recipes as site_pages
 from docsite.testing.static_server import StaticServer
+from tryit.recipe import load_recipe, load_recipes
 
 ROOT = Path(__file__).resolve().parents[2]
 RECIPES = sorted(p.parent.name for p in (ROOT / "recipes").glob("*/recipe.toml"))
@@ -35,20 +36,21 @@ def _code_blocks(page: str) -> dict[str, str]:
 @pytest.mark.parametrize("name", RECIPES)
 def test_recipe_page_shows_every_file_byte_for_byte(built_site: Path, name: str) -> None:
     page = (built_site / "recipes" / name / "index.html").read_text(encoding="utf-8")
-    files = tomllib.loads((ROOT / "recipes" / name / "recipe.toml").read_text())["files"]
+    recipe = load_recipe(name)
+    files = recipe.files
     blocks = _code_blocks(page)
     for file in files:
         source = (ROOT / "recipes" / name / file).read_text(encoding="utf-8")
         assert blocks[file].rstrip("\n") == source.rstrip("\n"), file
     transcript = (ROOT / "recipes" / name / "transcript.txt").read_text(encoding="utf-8")
     assert html.escape(transcript.splitlines()[0], quote=False) in page
-    real = tomllib.loads((ROOT / "recipes" / name / "recipe.toml").read_text()).get("real")
+    real = recipe.real
     if real is None:
         assert f'data-tryit="{name}"' in page
     else:  # its page says why it does not run here, and shows a real run instead
         assert "data-tryit" not in page
         assert "This recipe does not run in your browser" in page
-        assert html.escape(real["why"], quote=False) in page
+        assert html.escape(real.why, quote=False) in page
         assert html.escape(transcript.splitlines()[-1], quote=False) in page
 
 
@@ -64,12 +66,12 @@ def test_the_widget_says_the_most_the_first_click_downloads(built_site: Path) ->
         text = (built_site / page).read_text(encoding="utf-8")
         assert f"The Python runtime (at most {megabytes}&nbsp;MB) loads on the first click" in text
     # without a built runtime (TRYIT_SKIP_RUNTIME) the widget names no size
-    info = site_pages.read_recipes(ROOT)[0]
+    info = load_recipes()[0]
     assert "The Python runtime loads on the first click" in site_pages.widget_html(info)
 
 
 def test_recipe_pages_include_rather_than_copy() -> None:
-    info = site_pages.read_recipes(ROOT)[0]
+    info = load_recipes()[0]
     markdown = site_pages.recipe_page(info)
     for file in info.files:
         assert f'--8<-- "recipes/{info.name}/{file}"' in markdown
@@ -175,7 +177,7 @@ def test_nav_completion_drops_missing_pages_and_appends_new_ones() -> None:
     ]
     available = {"index.md", "resq/index.md", "resq/zeta.md", "resq/sub/deep.md"}
     available |= {"recipes/b.md", "recipes/index.md", "recipes/a.md"}
-    assert site_pages.expand_nav(nav, available) == [
+    assert site_nav.expand_nav(nav, available) == [
         {"Home": "index.md"},
         {"resq": ["resq/index.md", "resq/zeta.md"]},
         {"Recipes": ["recipes/index.md", "recipes/a.md", "recipes/b.md"]},
@@ -190,7 +192,7 @@ def test_nav_sections_can_be_generated_for_a_folder() -> None:
         "hedron/g/": [{"Group": ["hedron/g/y.md", "hedron/g/gone.md"]}, {"Empty": ["z.md"]}],
         "recipes/": ["recipes/index.md", {"Path": [{"1. Two": "recipes/two.md"}]}],
     }
-    assert site_pages.expand_nav(nav, available, sections) == [
+    assert site_nav.expand_nav(nav, available, sections) == [
         {
             "hedron": [
                 "hedron/a.md",
@@ -253,9 +255,7 @@ def test_home_page_installs_the_published_wheels_and_starts_each_path(built_site
         users = [text for text in pinned if f"./wheels/{filename}" in text]
         assert users, filename
         assert all(f"--hash=sha256:{digest}" in text for text in users), filename
-    for path_steps in learning_paths.steps(
-        learning_paths.read_paths(), site_pages.read_recipes(ROOT)
-    ):
+    for path_steps in learning_paths.steps(learning_paths.read_paths(), load_recipes()):
         assert f'href="recipes/{path_steps[0].recipe.name}/"' in home
 
 
@@ -276,7 +276,7 @@ def test_topic_pages_name_the_recipe_their_widget_runs(built_site: Path) -> None
 
 
 def test_topic_pages_embed_a_widget_with_a_marker() -> None:
-    recipes = site_pages.read_recipes(ROOT)
+    recipes = load_recipes()
     page = "Intro\n<!-- tryit: resq-sync-poll -->\nMore"
     out = site_pages.embed_widgets(page, recipes, "resq/polling.md")
     assert 'data-tryit="resq-sync-poll"' in out

@@ -13,10 +13,10 @@ import pytest
 
 from docsite.pages import features as guide_features
 from docsite.pages import learning_paths
-from docsite.pages import recipes as site_pages
+from tryit.recipe import load_recipes
 
 ROOT = Path(__file__).resolve().parents[2]
-RECIPES = site_pages.read_recipes(ROOT)
+RECIPES = load_recipes()
 PATHS = learning_paths.read_paths()
 FEATURES = [f for fs in guide_features.read_features().values() for f in fs]
 ON_A_PATH = {name for p in PATHS for t in p.topics for name in t.recipes}

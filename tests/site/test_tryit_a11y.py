@@ -12,16 +12,16 @@ from typing import Any
 
 import pytest
 
-from docsite.pages import recipes as site_pages
 from docsite.testing.static_server import StaticServer
 from tests._support import axe, tryit_visit
-from tests._support.tryit_visit import IDLE, LOAD_MS, ROOT, Visit, committed
+from tests._support.tryit_visit import IDLE, LOAD_MS, Visit, committed
+from tryit.recipe import load_recipes
 
 pytestmark = pytest.mark.browser
 
 SCHEMES = ["light", "dark"]
 # The recipes with a widget (a [real] recipe's page shows a real run instead).
-TITLES = {r.name: r.title for r in site_pages.read_recipes(ROOT) if not r.not_in_browser}
+TITLES = {r.name: r.title for r in load_recipes() if r.in_browser}
 
 # Live regions in a widget, in same-origin frames inside it too (the demo panel may be one).
 LIVE_REGIONS = """(root) => {

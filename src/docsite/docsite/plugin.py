@@ -44,13 +44,14 @@ from docsite.examples import tree as examples
 from docsite.pages import components as component_pages
 from docsite.pages import features as guide_features
 from docsite.pages import install as install_block
-from docsite.pages import learning_paths, preview_css
+from docsite.pages import learning_paths, nav, preview_css, recipe_reference
 from docsite.pages import links as guide_links
 from docsite.pages import recipes as site_pages
 from docsite.pages import reference as reference_pages
 from docsite.paths import RECIPES, REPO
 from docsite.runtime import build as runtime
 from docsite.runtime import bundle
+from tryit.recipe import Recipe, load_recipes
 
 mimetypes.add_type("application/wasm", ".wasm")
 mimetypes.add_type("text/javascript", ".mjs")
@@ -78,9 +79,9 @@ class SitePlugin(BasePlugin[SiteConfig]):
     def with_runtime(self) -> bool:
         return self.config.runtime and os.environ.get("TRYIT_SKIP_RUNTIME", "") in ("", "0")
 
-    def _recipes(self) -> list[site_pages.RecipeInfo]:
+    def _recipes(self) -> list[Recipe]:
         if "recipes" not in self._build:
-            self._build["recipes"] = site_pages.read_recipes(REPO)
+            self._build["recipes"] = load_recipes(RECIPES)
         return list(self._build["recipes"])
 
     def _features(self) -> dict[str, list[guide_features.Feature]]:
@@ -108,11 +109,11 @@ class SitePlugin(BasePlugin[SiteConfig]):
         all_steps = learning_paths.steps(paths, recipes)
         download = self._download()
 
-        def page(recipe: site_pages.RecipeInfo) -> str:
+        def page(recipe: Recipe) -> str:
             before, step, after = learning_paths.find(all_steps, recipe.name)
             quickstart = (
                 examples.quickstart_markdown(recipe.name, site_url=config["site_url"])
-                if recipe.exported
+                if site_pages.exported(recipe)
                 else ""
             )
             return site_pages.recipe_page(
@@ -130,6 +131,7 @@ class SitePlugin(BasePlugin[SiteConfig]):
         components = {name: names[name] for name in names if "." not in name}
         pages.update(component_pages.pages(components))
         pages.update(reference_pages.pages(REPO))
+        pages[recipe_reference.PAGE] = recipe_reference.markdown()
         self._build["generated"] = pages
         return dict(pages)
 
@@ -148,7 +150,7 @@ class SitePlugin(BasePlugin[SiteConfig]):
             f"{component_pages.FOLDER}/": component_pages.nav(),
             "reference/": reference_pages.nav(REPO),
         }
-        config["nav"] = site_pages.expand_nav(config["nav"], available, sections)
+        config["nav"] = nav.expand_nav(config["nav"], available, sections)
         return config
 
     def on_files(self, files: Files, config: Any) -> Files:
@@ -184,10 +186,10 @@ class SitePlugin(BasePlugin[SiteConfig]):
         # even without the runtime.
         editor.install(site_dir / RUNTIME_DIR / editor.FOLDER)
         for recipe in self._recipes():
-            if not recipe.not_in_browser:
+            if recipe.in_browser:
                 target = site_dir / RUNTIME_DIR / site_pages.EDITOR_FILES.format(name=recipe.name)
                 target.parent.mkdir(parents=True, exist_ok=True)
-                files = site_pages.editor_files(recipe, RECIPES / recipe.name)
+                files = site_pages.editor_files(recipe)
                 target.write_text(json.dumps(files), encoding="utf-8")
 
     def on_serve(self, server: Any, config: Any, builder: Any) -> Any:

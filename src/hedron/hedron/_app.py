@@ -105,9 +105,9 @@ class Hedron(FastAPI):
             include_in_schema=False,
         )
         if explorer == "development":
-            from hedron._explorer import mount_explorer
+            from hedron._explorer import EXPLORER_NAME, EXPLORER_PATH, hedron_explorer
 
-            mount_explorer(self)
+            self.page(EXPLORER_PATH, name=EXPLORER_NAME)(hedron_explorer)
 
     # -- hedron routes -------------------------------------------------------------------
 

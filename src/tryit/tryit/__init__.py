@@ -12,8 +12,9 @@ Example:
 
 from __future__ import annotations
 
-from tryit._recipes import Demo, Recipe, load_recipe, recipe_names, recipes_root
-from tryit._stepper import Stepper, StepResult, open_demo, run_blocking, run_to_end
+from tryit._resq_demo import open_demo, run_to_end
+from tryit._stepper import Stepper, StepResult, run_blocking
+from tryit.recipe import Demo, Recipe, load_recipe, load_recipes, recipe_names, recipes_root
 
 __all__ = [
     "Demo",
@@ -21,6 +22,7 @@ __all__ = [
     "StepResult",
     "Stepper",
     "load_recipe",
+    "load_recipes",
     "open_demo",
     "recipe_names",
     "recipes_root",

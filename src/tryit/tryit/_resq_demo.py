@@ -1,4 +1,5 @@
-"""resq recipes: ``client.main(client)`` against ``server.app``, in-process, on virtual time.
+"""Demos driven by a client: ``client.main(client)`` against the recipe's app, in-process, on
+virtual time (every resq recipe, and a hedron recipe shown with a script).
 
 The client is built the way the recipe's ``__main__`` block builds it, but on an in-process
 transport (``httpx.ASGITransport`` for ``adapter = "httpx"``, ``resq.transports.ASGIAdapter``
@@ -12,7 +13,7 @@ from __future__ import annotations
 
 import contextlib
 import inspect
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 import httpx
 import requests
@@ -21,11 +22,9 @@ import requests.adapters
 from resq import Requests
 from resq.clock import use_clock
 from resq.transports import ASGIAdapter
-from tryit._recipes import Recipe
 from tryit._server import BASE_URL, AppServer
-
-if TYPE_CHECKING:
-    from tryit._stepper import Stepper
+from tryit._stepper import Stepper, run_blocking
+from tryit.recipe import Recipe, load_recipe
 
 
 class SteppingTransport(httpx.AsyncBaseTransport):
@@ -82,3 +81,41 @@ async def scenario(recipe: Recipe, server: AppServer, stepper: Stepper) -> None:
                     main(c)
 
             await stepper.run_sync(run)
+
+
+def open_demo(name: str | Recipe, **kwargs: Any) -> Stepper:
+    """A :class:`Stepper` for the recipe ``name`` whose client sends the requests (every resq
+    recipe, and a hedron recipe with a ``client.py``); a :class:`Recipe` may carry the
+    reader's edited files (:meth:`Recipe.edited`).
+
+    Raises:
+        ValueError: ``name`` is a hedron recipe driven by its page: its requests are sent by
+            the page's htmx (the demo panel), not stepped here.
+    """
+    recipe = load_recipe(name) if isinstance(name, str) else name
+    recipe.check_in_browser()
+    if recipe.driver != "client":
+        raise ValueError(
+            f"recipe {recipe.name}: hedron recipes are driven by the page's demo panel "
+            "(panel.mjs), not stepped in Python"
+        )
+    server = AppServer(recipe)
+
+    async def bound(stepper: Stepper) -> None:
+        await scenario(recipe, server, stepper)
+
+    return Stepper(bound, server.recorder, **kwargs)
+
+
+def run_to_end(name: str) -> list[str]:
+    """Run the recipe's client scenario to its end on CPython and return the transcript lines."""
+
+    async def go() -> list[str]:
+        stepper = open_demo(name)
+        try:
+            result = await stepper.run_to_end()
+        finally:
+            await stepper.close()
+        return result.lines
+
+    return run_blocking(go)  # type: ignore[no-any-return]

@@ -23,8 +23,8 @@ import httpx
 
 from hedron_core.jobs import VirtualClock, use_clock
 from tryit._apps import demo_environment
-from tryit._recipes import Recipe
 from tryit._record import Recorder, RecordingApp, reason_of
+from tryit.recipe import Recipe
 
 BASE_URL = "http://recipe.localhost"
 #: An edited client's run shows its times as they are, to the millisecond: the recipe's

@@ -20,7 +20,6 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tryit._edits import budget_exceeded
-from tryit._recipes import Recipe, load_recipe
 from tryit._record import Answer, Recorder, Swap, reason_of
 
 MAX_STEPS = 500
@@ -211,33 +210,6 @@ class Stepper:
         return result
 
 
-def open_demo(name: str | Recipe, **kwargs: Any) -> Stepper:
-    """A :class:`Stepper` for the recipe ``name`` whose client sends the requests (every resq
-    recipe, and a hedron recipe with a ``client.py``); a :class:`Recipe` may carry the
-    reader's edited files (:meth:`Recipe.edited`).
-
-    Raises:
-        ValueError: ``name`` is a hedron recipe driven by its page: its requests are sent by
-            the page's htmx (the demo panel), not stepped here.
-    """
-    recipe = load_recipe(name) if isinstance(name, str) else name
-    recipe.check_in_browser()
-    if recipe.driver != "client":
-        raise ValueError(
-            f"recipe {recipe.name}: hedron recipes are driven by the page's demo panel "
-            "(panel.mjs), not stepped in Python"
-        )
-    from tryit._resq_demo import scenario
-    from tryit._server import AppServer
-
-    server = AppServer(recipe)
-
-    async def bound(stepper: Stepper) -> None:
-        await scenario(recipe, server, stepper)
-
-    return Stepper(bound, server.recorder, **kwargs)
-
-
 def run_blocking(factory: Callable[[], Coroutine[Any, Any, Any]]) -> Any:
     """``asyncio.run(factory())`` on CPython, in a helper thread if a loop already runs here
     (for example inside Playwright's sync API in the same test session)."""
@@ -249,17 +221,3 @@ def run_blocking(factory: Callable[[], Coroutine[Any, Any, Any]]) -> Any:
 
     with ThreadPoolExecutor(1) as pool:
         return pool.submit(lambda: asyncio.run(factory())).result()
-
-
-def run_to_end(name: str) -> list[str]:
-    """Run the recipe's client scenario to its end on CPython and return the transcript lines."""
-
-    async def go() -> list[str]:
-        stepper = open_demo(name)
-        try:
-            result = await stepper.run_to_end()
-        finally:
-            await stepper.close()
-        return result.lines
-
-    return run_blocking(go)  # type: ignore[no-any-return]

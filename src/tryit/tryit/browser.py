@@ -34,10 +34,11 @@ from collections.abc import Callable
 from typing import Any
 
 from tryit._edits import BUDGET_REQUESTS, armed, budget_exceeded, describe_error
-from tryit._recipes import Recipe, load_recipe
 from tryit._record import Recorder
+from tryit._resq_demo import open_demo
 from tryit._server import PageServer
-from tryit._stepper import Stepper, StepResult, open_demo
+from tryit._stepper import Stepper, StepResult
+from tryit.recipe import Recipe, load_recipe
 
 _demos: dict[str, Stepper] = {}
 _pages: dict[str, PageServer] = {}

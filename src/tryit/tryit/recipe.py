@@ -98,7 +98,8 @@ class Recipe:
     )
     requirements: tuple[str, ...] = doc(
         "What the example installs (`hedron`, `uvicorn`, `hedron[celery]`, ...): the example "
-        "tree pins each from its hash lock."
+        "tree pins each from its hash lock.",
+        default=(),
     )
     form_data: str = doc(
         "hedron apps with a form: the URL-encoded fields `curl -d` sends with it besides the "
@@ -260,10 +261,7 @@ def load_recipe(recipe: str | Path, root: Path | None = None) -> Recipe:
         ValueError: there is no such recipe, or its ``recipe.toml`` is wrong: the message names
             the key (and, for an unknown key, the closest valid one).
     """
-    if isinstance(recipe, Path):
-        folder = recipe
-    else:
-        folder = (root or recipes_root()) / recipe
+    folder = recipe if isinstance(recipe, Path) else (root or recipes_root()) / recipe
     toml = folder / "recipe.toml"
     if not NAME_RE.match(folder.name):
         raise ValueError(f"recipe {folder.name!r}: a name is lowercase letters, digits and dashes")

@@ -1,7 +1,7 @@
 """The words of a standalone example: its ``README.md`` and the quickstart a recipe page shows
-(part of ``scripts/examples.py``). Every command in them comes from ``examples_recipe``'s
-blocks, the same ones the manifest and the download script's "Next:" carry; every expected
-line comes from the recipe's transcript."""
+(part of the example tree, ``docsite.examples.tree``). Every command in them comes from
+:mod:`docsite.examples.plan`'s blocks, the same ones the manifest and the download script's
+"Next:" carry; every expected line comes from the recipe's transcript."""
 
 from __future__ import annotations
 
@@ -16,10 +16,10 @@ from docsite.examples.plan import (
     curl_block,
     download_line,
     file_infos,
+    later,
     read_transcript,
     reads_base_url,
     run_block,
-    run_plan,
     setup_block,
 )
 
@@ -45,11 +45,11 @@ def _hedron_sees(recipe: Recipe, plan: RunPlan, transcript: Transcript | None) -
         return f"Open <{url}> in a browser (stop the server with Ctrl+C)."
     then = "Submit its form: the" if transcript.submit else "The"
     opened = f"Open <{url}> in a browser: the page reads {_quote(transcript.page.seen)}."
-    if recipe.later:
+    if later(recipe):
         return (
             f"{opened} {then} status region asks the app for news until it answers HTTP 286 "
             "(htmx's stop-polling status). The run recorded below does more: "
-            + "; ".join(recipe.later)
+            + "; ".join(later(recipe))
             + f"; its last answer reads {_quote(transcript.last.seen)}. Stop the server with "
             "Ctrl+C."
         )
@@ -75,7 +75,7 @@ def _expected(recipe: Recipe, plan: RunPlan, transcript: Transcript | None) -> s
 
 def quickstart(recipe: Recipe, site_url: str) -> str:
     """The Markdown a recipe page shows under "Run it on your machine" (no heading)."""
-    plan = run_plan(recipe)
+    plan = recipe.plan
     transcript = read_transcript(recipe.folder)
     name = recipe.name
     setup = [download_line(name, site_url), *setup_block(name)]
@@ -192,7 +192,7 @@ def _hedron_sections(recipe: Recipe, plan: RunPlan, transcript: Transcript | Non
         + fence(curl_block(plan, transcript, recipe.form_data), title=CURL_TITLE)
         + "\n\nIt prints the status of each poll and ends with the final fragment, the one "
         "answered with 286"
-        + (" (it only submits the form: the job runs to its own end)" if recipe.later else "")
+        + (" (it only submits the form: the job runs to its own end)" if later(recipe) else "")
         + ". The files it writes (`cookies.txt`, `answer.html`) are scratch."
     )
     out.append(
@@ -206,7 +206,7 @@ def _hedron_sections(recipe: Recipe, plan: RunPlan, transcript: Transcript | Non
 def readme(recipe: Recipe, site_url: str, wheels: list[str]) -> str:
     """Return the example's ``README.md``: what it shows, the exact commands, what to expect,
     how to stop and re-point it, and what each file is for."""
-    plan = run_plan(recipe)
+    plan = recipe.plan
     transcript = read_transcript(recipe.folder)
     if plan.background:
         what_run = (

@@ -16,8 +16,9 @@ a recipe page includes (also :func:`quickstart_markdown`). The site build
 (``docsite/examples/publish.py``) serves the tree raw and adds what only a build knows: the
 wheels, their sha256 in ``requirements.txt``, the archives and their sha256.
 
-The parts: ``examples_recipe.py`` (recipe.toml, how an example runs, its transcript),
-``examples_docs.py`` (README and quickstart), ``examples_lock.py`` (the hash lock).
+The parts: :mod:`~docsite.examples.plan` (how an example runs, its transcript),
+:mod:`~docsite.examples.docs` (README and quickstart), :mod:`~docsite.examples.lock` (the hash
+lock); the recipes themselves come from the recipe model (``tryit.recipe``).
 """
 
 from __future__ import annotations
@@ -42,14 +43,13 @@ from docsite.examples.plan import (
     WHEELS_DIR,
     Recipe,
     curl_block,
-    load_recipe,
     read_transcript,
     run_block,
-    run_plan,
     setup_block,
 )
-from docsite.examples.plan import load_recipes as _load_recipes
 from docsite.paths import DOCS, MKDOCS_YML, RECIPES, REPO, REQUIREMENTS
+from tryit.recipe import load_recipe, recipe_names
+from tryit.recipe import load_recipes as _load_recipes
 
 REPO_ROOT = REPO
 RECIPES_DIR = RECIPES
@@ -265,10 +265,9 @@ def quickstart_markdown(name: str, site_url: str | None = None) -> str:
     Example:
         >>> print(quickstart_markdown("jobs-poll"))  # doctest: +SKIP
     """
-    folder = RECIPES_DIR / name
-    if not (folder / "recipe.toml").is_file():
+    if name not in recipe_names(RECIPES_DIR):
         raise ValueError(f"name: no recipe {name!r} under {RECIPES_DIR}")
-    return examples_docs.quickstart(load_recipe(folder), site_url or read_site_url())
+    return examples_docs.quickstart(load_recipe(name, RECIPES_DIR), site_url or read_site_url())
 
 
 def sha256(data: bytes) -> str:
@@ -277,7 +276,7 @@ def sha256(data: bytes) -> str:
 
 
 def _entry(recipe: Recipe, wheels: list[str], files: Mapping[str, bytes]) -> dict[str, object]:
-    plan = run_plan(recipe)
+    plan = recipe.plan
     transcript = read_transcript(recipe.folder)
     entry: dict[str, object] = {
         "title": recipe.title,

@@ -22,7 +22,7 @@ _NAME = re.compile(r"^[a-z0-9][a-z0-9-]*$")
 
 
 class Recipe(Protocol):
-    """What a path needs of a recipe (``site_pages.RecipeInfo`` has it)."""
+    """What a path needs of a recipe (a ``tryit.recipe.Recipe`` has it)."""
 
     name: str
     title: str

@@ -1,4 +1,4 @@
-"""Markdown generated for the site: one page per recipe, the recipes index, the nav sections.
+"""Markdown generated for the site: one page per recipe, and the recipes' Try-it widgets.
 
 Recipe pages never copy code: they include the recipe's files with ``pymdownx.snippets``
 (``--8<-- "recipes/<name>/<file>"``), so the page shows the files byte for byte.
@@ -10,67 +10,21 @@ import html
 import json
 import math
 import re
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from docsite.examples import tree as examples
-from tryit._recipes import load_recipe
+from docsite.examples import plan as examples
+from docsite.paths import DOCS
+from tryit.recipe import Recipe
 
 LANGS = {".py": "python", ".toml": "toml", ".txt": "text", ".md": "markdown", ".sh": "bash"}
-
-
-@dataclass(frozen=True)
-class RecipeInfo:
-    """What a page needs to know about ``recipes/<name>/recipe.toml``."""
-
-    name: str
-    title: str
-    summary: str
-    library: str
-    files: tuple[str, ...]
-    run: tuple[str, ...]  #: the run block (scripts/examples.py), as pasted
-    requirements: tuple[str, ...]
-    has_transcript: bool
-    exported: bool
-    driver: str = "page"  #: who sends the demo's requests (``tryit.Recipe.driver``)
-    #: Why it does not run in a browser (its ``[real] why``); empty when it does.
-    not_in_browser: str = ""
-    #: The file the reader may edit in the widget's editor (``tryit.Recipe.editable``).
-    editable: str = "client.py"
-
-
-def read_recipes(root: Path) -> list[RecipeInfo]:
-    """Every recipe under ``root/recipes``, sorted by name.
-
-    ``recipe.toml`` is read and validated once, by ``scripts/examples.py`` (the same reader
-    the example tree is generated with), so a malformed recipe fails the site build clearly.
-    """
-    return [
-        RecipeInfo(
-            name=r.name,
-            title=r.title,
-            summary=r.summary,
-            library=r.library,
-            files=r.files,
-            run=tuple(examples.run_block(examples.run_plan(r))),
-            requirements=r.requirements,
-            has_transcript=(r.folder / "transcript.txt").is_file(),
-            exported=(root / "docs" / "examples" / r.name).is_dir(),
-            driver=demo.driver,
-            not_in_browser=demo.real.why if demo.real is not None else "",
-            editable=demo.editable,
-        )
-        for r in examples.load_recipes(root / "recipes")
-        for demo in [load_recipe(r.name, root / "recipes")]
-    ]
 
 
 #: Where the widget's editor finds a recipe's files (under the site's ``_tryit/``).
 EDITOR_FILES = "recipes/{name}.json"
 
 
-def editor_files(recipe: RecipeInfo, folder: Path) -> dict[str, Any]:
+def editor_files(recipe: Recipe) -> dict[str, Any]:
     """What the widget's editor opens (``_tryit/recipes/<name>.json``, fetched when the
     reader clicks Edit): the files the page shows, byte for byte, the editable one marked."""
     return {
@@ -78,7 +32,7 @@ def editor_files(recipe: RecipeInfo, folder: Path) -> dict[str, Any]:
         "files": [
             {
                 "name": name,
-                "text": (folder / name).read_text(encoding="utf-8"),
+                "text": (recipe.folder / name).read_text(encoding="utf-8"),
                 "editable": name == recipe.editable,
             }
             for name in recipe.files
@@ -86,7 +40,7 @@ def editor_files(recipe: RecipeInfo, folder: Path) -> dict[str, Any]:
     }
 
 
-def widget_html(recipe: RecipeInfo, download: int | None = None) -> str:
+def widget_html(recipe: Recipe, download: int | None = None) -> str:
     """The server-rendered "Try it" widget; ``tryit.mjs`` makes it live.
 
     Without JavaScript it only says that the demo needs it (the recorded transcript below is
@@ -122,18 +76,18 @@ request. The Python runtime{size} loads on the first click.</template>
 """
 
 
-def real_run_block(recipe: RecipeInfo) -> str:
+def real_run_block(recipe: Recipe) -> str:
     """For a recipe that cannot run in a browser: why (its ``[real] why``), where to run it,
     and the transcript of a real run (what the test suite runs and asserts)."""
     out = ['!!! note "This recipe does not run in your browser"', ""]
-    out += [f"    {recipe.not_in_browser}", ""]
+    out += [f"    {recipe.real.why if recipe.real else ''}", ""]
     out += [
         "    [Run it on your machine](#run-it-on-your-machine) instead. Here is the transcript",
         "    of a real run: the test suite runs it for real, with the same processes, and",
         "    checks that it still gives exactly this.",
         "",
     ]
-    if recipe.has_transcript:
+    if recipe.transcript_path.is_file():
         out += ["```text", f'--8<-- "recipes/{recipe.name}/transcript.txt"', "```", ""]
     return "\n".join(out)
 
@@ -150,7 +104,7 @@ GO_LIVE = (
 )
 
 
-def widget_block(recipe: RecipeInfo, download: int | None = None) -> str:
+def widget_block(recipe: Recipe, download: int | None = None) -> str:
     """The widget followed by the recorded transcript (included, and the widget's fallback).
 
     The recorded transcript is open (``???+``) for a reader without JavaScript;
@@ -158,7 +112,7 @@ def widget_block(recipe: RecipeInfo, download: int | None = None) -> str:
     """
     out = [widget_html(recipe, download), ""]
     out += ['???+ note tryit-recorded "Recorded transcript (what the test suite asserts)"', ""]
-    if recipe.has_transcript:
+    if recipe.transcript_path.is_file():
         transcript = f"recipes/{recipe.name}/transcript.txt"
         out += ["    ```text", f'    --8<-- "{transcript}"', "    ```", ""]
     else:  # a recipe that just landed: `python scripts/transcripts.py --update` records it
@@ -179,7 +133,7 @@ def _recipe_link(name: str, where: str) -> str:
 
 
 def embed_widgets(
-    markdown: str, recipes: list[RecipeInfo], where: str, download: int | None = None
+    markdown: str, recipes: list[Recipe], where: str, download: int | None = None
 ) -> str:
     """Replace each ``<!-- tryit: NAME -->`` line of a topic page by that recipe's widget.
 
@@ -196,7 +150,7 @@ def embed_widgets(
         if name not in by_name:
             raise ValueError(f"{where}: <!-- tryit: {name} --> names no recipe under recipes/")
         recipe = by_name[name]
-        if recipe.not_in_browser:
+        if not recipe.in_browser:
             raise ValueError(f"{where}: <!-- tryit: {name} -->: that recipe has no Try it")
         caption = (
             f'<p class="tryit-recipe" markdown="span">Runs the recipe '
@@ -210,7 +164,7 @@ def embed_widgets(
 
 
 def recipe_page(
-    recipe: RecipeInfo,
+    recipe: Recipe,
     quickstart: str = "",
     download: int | None = None,
     *,
@@ -219,7 +173,7 @@ def recipe_page(
 ) -> str:
     """Markdown of ``recipes/<name>.md``: text, widget, files (included), how to run it.
 
-    ``quickstart`` is the exported example's quickstart (``scripts/examples.py``);
+    ``quickstart`` is the exported example's quickstart (``docsite.examples``);
     ``download`` as for :func:`widget_html`; ``step_line`` and ``step_links`` place the
     recipe on its learning path (``learning_paths.step_line``/``step_links``). The summary
     is the page's description (search, link previews) and the Recipes index's text: the page
@@ -231,7 +185,7 @@ def recipe_page(
     if step_line:
         out += [f'<p class="path-step" markdown="span">{step_line}</p>', ""]
     out += [f'--8<-- "{base}/page.md"', ""]
-    if recipe.not_in_browser:
+    if not recipe.in_browser:
         out += ["## A real run", "", real_run_block(recipe), ""]
     else:
         out += ["## Try it", "", widget_block(recipe, download), ""]
@@ -244,101 +198,14 @@ def recipe_page(
     if quickstart:
         # The exported example: download (sha256-checked), install this build's wheels, run.
         out += [quickstart, ""]
-    elif recipe.run:  # not exported yet: the same run block, from a checkout
+    else:  # not exported yet: the same run block, from a checkout
         out += ["From a checkout of the repository, in the recipe's folder:", ""]
-        out += ["```bash", *recipe.run, "```", ""]
+        out += ["```bash", *examples.run_block(recipe.plan), "```", ""]
     if step_links:
         out += [step_links, ""]
     return "\n".join(out)
 
 
-def _entry_path(entry: Any) -> str | None:
-    if isinstance(entry, str):
-        return entry
-    if isinstance(entry, dict) and len(entry) == 1:
-        value = next(iter(entry.values()))
-        return value if isinstance(value, str) else None
-    return None
-
-
-def expand_nav(
-    nav: list[Any], available: set[str], sections: dict[str, list[Any]] | None = None
-) -> list[Any]:
-    """Complete the nav: drop listed pages that do not exist, append unlisted ones.
-
-    A section whose value is a folder (``"recipes/"``) becomes every available page in that
-    folder (its ``index.md`` first), or, when ``sections`` gives that folder a structure (the
-    generated sections: learning paths, component groups, reference modules), that
-    structure, with the folder's pages it does not list appended. A section listing pages of
-    one folder gets the folder's other pages appended in file-name order.
-    """
-    sections = sections or {}
-    out: list[Any] = []
-    for entry in nav:
-        if isinstance(entry, dict) and len(entry) == 1:
-            ((title, value),) = entry.items()
-            if isinstance(value, str) and value.endswith("/"):
-                pages = _folder_pages(value, available)
-                if value in sections:
-                    structured = _keep(sections[value], available)
-                    listed = _paths(structured)
-                    pages = structured + [p for p in pages if p not in listed]
-                if pages:
-                    out.append({title: pages})
-                continue
-            if isinstance(value, list):
-                children = expand_nav(value, available, sections)
-                folders = {
-                    p.rsplit("/", 1)[0]
-                    for c in value
-                    if (p := _entry_path(c)) and "/" in p and p.endswith(".md")
-                }
-                listed = {_entry_path(c) for c in children}
-                if len(folders) == 1:
-                    folder = next(iter(folders)) + "/"
-                    children += [
-                        p
-                        for p in _folder_pages(folder, available)
-                        if p not in listed and p.count("/") == folder.count("/")
-                    ]
-                if children:
-                    out.append({title: children})
-                continue
-        path = _entry_path(entry)
-        if path is None or path in available or "://" in path:
-            out.append(entry)
-    return out
-
-
-def _keep(nav: list[Any], available: set[str]) -> list[Any]:
-    """``nav`` without the pages that do not exist, and without sections left empty."""
-    out: list[Any] = []
-    for entry in nav:
-        if isinstance(entry, dict) and len(entry) == 1:
-            ((title, value),) = entry.items()
-            if isinstance(value, list):
-                children = _keep(value, available)
-                if children:
-                    out.append({title: children})
-                continue
-        if _entry_path(entry) in available:
-            out.append(entry)
-    return out
-
-
-def _paths(nav: list[Any]) -> set[str]:
-    """Every page path in ``nav``, at any depth."""
-    found: set[str] = set()
-    for entry in nav:
-        value = next(iter(entry.values())) if isinstance(entry, dict) and len(entry) == 1 else entry
-        if isinstance(value, list):
-            found |= _paths(value)
-        elif isinstance(value, str):
-            found.add(value)
-    return found
-
-
-def _folder_pages(folder: str, available: set[str]) -> list[str]:
-    pages = sorted(p for p in available if p.startswith(folder) and p.endswith(".md"))
-    index = folder + "index.md"
-    return [index, *(p for p in pages if p != index)] if index in pages else pages
+def exported(recipe: Recipe) -> bool:
+    """Whether the example tree (``docs/examples/``) holds the recipe's standalone example."""
+    return (DOCS / "examples" / recipe.name).is_dir()

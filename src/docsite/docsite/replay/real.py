@@ -32,9 +32,9 @@ from typing import Any
 from docsite.paths import DOCS
 from docsite.replay.stack import Served, real_stack
 from docsite.testing.live_server import serve
-from tryit._recipes import Recipe
 from tryit._record import Recorder, RecordingApp
 from tryit._server import engine_verdict, runner_of, static_prefix
+from tryit.recipe import Recipe
 
 QUIET_INTERVALS = 1.5  # a page that sent nothing for this many poll intervals has stopped
 SLACK_S = 15.0  # beyond the window: a slow machine's start-up

@@ -34,8 +34,8 @@ from typing import IO, Any
 
 from docsite.testing.processes import ManagedProcess
 from docsite.testing.redis_server import RedisServer, free_port
-from tryit._recipes import Recipe
 from tryit._record import Recorder
+from tryit.recipe import Recipe
 
 START_TIMEOUT_S = 60.0  # a worker or the app on a busy machine
 STOP_TIMEOUT_S = 15.0

@@ -88,7 +88,7 @@ async def probe(wheels: list[str], entry: str) -> set[str]:
     await pyodide_js.loadPackage(to_js(host_paths), messageCallback=lambda _msg: None)
     driver = importlib.import_module(entry)
     await driver.boot()
-    recipes = importlib.import_module("tryit._recipes")
+    recipes = importlib.import_module("tryit.recipe")
     for name in recipes.recipe_names():
         if not recipes.load_recipe(name).in_browser:
             continue  # needs processes of its own ([real]): never runs in the browser
