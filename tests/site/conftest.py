@@ -26,13 +26,15 @@ def site_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[StaticServ
 
 @pytest.fixture(scope="session")
 def built_site(site_server: StaticServer) -> Path:
-    """``mkdocs build --strict`` of the whole site (with the Try it runtime), once.
+    """``mkdocs build --strict`` of the whole site (with the Try it runtime and its prepared
+    interpreter), once.
 
     ``SITE_URL`` is the test server's URL: the theme's instant navigation only treats links
     under ``site_url`` (same port) as internal.
     """
     target = site_server.root
     env = {**os.environ, "NO_MKDOCS_2_WARNING": "1", "SITE_URL": site_server.url}
+    env["TRYIT_PREPARED"] = "1"  # the prepared interpreter's tests need it
     env.pop("TRYIT_SKIP_RUNTIME", None)
     result = subprocess.run(
         [sys.executable, "-m", "mkdocs", "build", "--strict", "-d", str(target)],

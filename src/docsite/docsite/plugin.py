@@ -16,7 +16,9 @@ What a build adds to the hand-written pages in ``docs/``:
 - **Try it**: the runtime (:mod:`docsite.runtime`, cached in ``.cache/site/``) is built before
   the pages and copied into the site under ``_tryit/``, with the code editor and the files it
   opens (``_tryit/recipes/<name>.json``). With ``runtime: false`` (or ``TRYIT_SKIP_RUNTIME=1``)
-  the pages are built without it and the widgets show their recorded transcripts.
+  the pages are built without it and the widgets show their recorded transcripts; with
+  ``prepared_interpreter: true`` (or ``TRYIT_PREPARED=1``) it carries the prepared
+  interpreter, the one part of a build that needs Chromium.
 
 The standalone example tree is published by the second plugin, ``docsite/examples``
 (:class:`docsite.examples.publish.ExamplesPlugin`).
@@ -65,6 +67,11 @@ class SiteConfig(base.Config):
     #: Build the Try-it runtime and copy it into the site (``TRYIT_SKIP_RUNTIME=1`` turns it
     #: off as well): without it the widgets show their recorded transcripts.
     runtime = c.Type(bool, default=True)
+    #: Add the prepared interpreter (``TRYIT_PREPARED=1`` turns it on as well): a snapshot of
+    #: the started runtime, made in headless Chromium at build time, which a first visit on a
+    #: fast link from a host serving the ``.br`` copies restores instead of starting Python.
+    #: Off, the build needs no browser.
+    prepared_interpreter = c.Type(bool, default=False)
 
 
 class SitePlugin(BasePlugin[SiteConfig]):
@@ -77,7 +84,15 @@ class SitePlugin(BasePlugin[SiteConfig]):
 
     @property
     def with_runtime(self) -> bool:
-        return self.config.runtime and os.environ.get("TRYIT_SKIP_RUNTIME", "") in ("", "0")
+        return self.config.runtime and not _flag("TRYIT_SKIP_RUNTIME")
+
+    @property
+    def prepared(self) -> bool:
+        return self.config.prepared_interpreter or _flag("TRYIT_PREPARED")
+
+    @property
+    def runtime_dir(self) -> Path:
+        return runtime.PREPARED_RUNTIME if self.prepared else runtime.RUNTIME
 
     def _recipes(self) -> list[Recipe]:
         if "recipes" not in self._build:
@@ -94,7 +109,7 @@ class SitePlugin(BasePlugin[SiteConfig]):
         built: a fresh start's files, or on a fast link from a host serving the ``.br`` copies
         the prepared interpreter and what it needs (``snapshot.download``), whichever is
         more."""
-        path = runtime.RUNTIME / "pyodide" / bundle.MANIFEST
+        path = self.runtime_dir / "pyodide" / bundle.MANIFEST
         if not self.with_runtime or not path.exists():
             return None
         manifest = json.loads(path.read_text(encoding="utf-8"))
@@ -141,7 +156,7 @@ class SitePlugin(BasePlugin[SiteConfig]):
         self._build.clear()  # `mkdocs serve`: every rebuild reads the recipes and sources again
         reference_pages.modules.cache_clear()
         if self.with_runtime:  # before the pages: they say how much a first click downloads
-            runtime.build()
+            runtime.build(prepared=self.prepared)
         docs = Path(config["docs_dir"])
         available = {p.relative_to(docs).as_posix() for p in docs.rglob("*.md")}
         available |= set(self._generated(config))
@@ -181,7 +196,7 @@ class SitePlugin(BasePlugin[SiteConfig]):
         if self.with_runtime:
             target = site_dir / RUNTIME_DIR
             shutil.rmtree(target, ignore_errors=True)
-            shutil.copytree(runtime.RUNTIME, target, ignore=shutil.ignore_patterns(".stamp"))
+            shutil.copytree(self.runtime_dir, target, ignore=shutil.ignore_patterns(".stamp"))
         # The code editor (CodeMirror, a few files) and the recipes' files it opens: written
         # even without the runtime.
         editor.install(site_dir / RUNTIME_DIR / editor.FOLDER)
@@ -196,6 +211,10 @@ class SitePlugin(BasePlugin[SiteConfig]):
         """``mkdocs serve`` rebuilds when a recipe changes."""
         server.watch(str(RECIPES))
         return server
+
+
+def _flag(name: str) -> bool:
+    return os.environ.get(name, "") not in ("", "0")
 
 
 def _guide_library(src_uri: str) -> str | None:

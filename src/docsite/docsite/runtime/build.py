@@ -1,4 +1,5 @@
-"""Build the self-hosted "Try it" runtime into ``.cache/site/runtime/`` (git-ignored).
+"""Build the self-hosted "Try it" runtime into ``.cache/site/runtime/`` (git-ignored; with the
+prepared interpreter, ``.cache/site/runtime-prepared/``).
 
 Steps (each cached; rerun only when its inputs change):
 
@@ -15,18 +16,19 @@ Steps (each cached; rerun only when its inputs change):
 6. gzip copies of the wasm, its JavaScript and the standard library (:func:`precompress`),
    which the worker inflates itself, and brotli copies of those and of the bundle, for hosts
    that serve precompressed files (``precompressed.py``);
-7. the prepared interpreter: a snapshot of the runtime started and imported by the site's own
+7. only with ``prepared=True`` (``--prepared``; the plugin's ``prepared_interpreter``), the
+   prepared interpreter: a snapshot of the runtime started and imported by the site's own
    worker in headless Chromium, which a first visit on a fast link restores instead of
    starting afresh, and the bundle and the standard library without the modules it has
    imported, which that restore downloads instead of the whole files
-   (``shipped_interpreter.py``);
+   (``prepared.py``);
 8. htmx, taken from hedron's build (same pinned npm package);
 9. ``tryit-files.json``, the index of the served files and their sha256 (:func:`write_index`):
    the worker keeps the files it downloads in the browser's Cache Storage under those hashes,
    so a later visit downloads only this index, and a new build's files replace the old ones.
 
-The MkDocs hook (``docsite/plugin.py``) calls :func:`build` and copies the result into the
-built site under ``_tryit/``. Usage as a script: ``python -m docsite.runtime.build [--force]``.
+The ``docsite`` plugin calls :func:`build` and copies the result into the built site under
+``_tryit/``. Usage as a script: ``python -m docsite.runtime.build [--force] [--prepared]``.
 """
 
 from __future__ import annotations
@@ -53,6 +55,8 @@ from docsite.runtime import prepared as prepared_module
 HERE = Path(__file__).resolve().parent
 CACHE = _CACHE / "site"
 RUNTIME = CACHE / "runtime"
+#: The same runtime with the prepared interpreter (:func:`build` ``prepared=True``).
+PREPARED_RUNTIME = CACHE / "runtime-prepared"
 
 PYODIDE_SPEC = "pyodide@314.0.7"
 PYODIDE_FILES = [
@@ -398,7 +402,7 @@ def write_index(
     return files
 
 
-def write_manifests(folder: Path, info: dict[str, object], *, prepared: bool = True) -> None:
+def write_manifests(folder: Path, info: dict[str, object], *, prepared: bool = False) -> None:
     """The lockfile, the bundle and the index of ``folder`` (runtime files and wheels), for the
     lockfile's ``info`` (Pyodide's): the last step of :func:`build`. ``prepared=False`` leaves
     out the prepared interpreter (and removes an older one's files), about 20 s less."""
@@ -417,13 +421,15 @@ def write_manifests(folder: Path, info: dict[str, object], *, prepared: bool = T
     precompressed.compress_json(folder, INDEX_NAME)
 
 
-def build(*, force: bool = False) -> Path:
-    """Assemble the runtime folder (Pyodide files, wheels, lockfile, htmx) and return it."""
+def build(*, force: bool = False, prepared: bool = False) -> Path:
+    """Assemble the runtime folder (Pyodide files, wheels, lockfile, htmx) and return it:
+    :data:`RUNTIME`, or with ``prepared`` :data:`PREPARED_RUNTIME`, which adds the prepared
+    interpreter (made in headless Chromium: the one step that needs a browser)."""
     with _exclusive():
-        return _build(force=force)
+        return _build(force=force, prepared=prepared)
 
 
-def _build(*, force: bool = False) -> Path:
+def _build(*, force: bool, prepared: bool) -> Path:
     if force:  # everything but the lock this process holds
         for path in CACHE.iterdir():
             if path.name != ".lock":
@@ -432,15 +438,14 @@ def _build(*, force: bool = False) -> Path:
     vendor.ensure_htmx()
     compiled = precompile(parts[0], parts[1:])
     steps = [HERE / name for name in ("bundle.py", "build.py", "precompressed.py", "brotli.mjs")]
-    shipped = prepared_module
-    steps += [
-        HERE / "prepared.py",
-        *(shipped.WORKER_DIR / n for n in shipped.WORKER_FILES),
-    ]
+    target = PREPARED_RUNTIME if prepared else RUNTIME
+    if prepared:  # what the snapshot holds depends on how the worker starts Python
+        shipped = prepared_module
+        steps += [HERE / "prepared.py", *(shipped.WORKER_DIR / n for n in shipped.WORKER_FILES)]
     key = (compiled / ".stamp").read_text() + _tree_hash(HTMX, *steps)
-    if _stamped(RUNTIME, key):
-        return RUNTIME
-    staging = CACHE / "runtime.new"
+    if _stamped(target, key):
+        return target
+    staging = target.with_name(target.name + ".new")
     shutil.rmtree(staging, ignore_errors=True)
     pyodide_dir = staging / "pyodide"
     pyodide_dir.mkdir(parents=True)
@@ -452,16 +457,17 @@ def _build(*, force: bool = False) -> Path:
             shutil.copy2(path, pyodide_dir / path.name)
     info = json.loads((parts[0] / "pyodide-lock.json").read_text())["info"]
     precompress(pyodide_dir)
-    write_manifests(pyodide_dir, info)
+    write_manifests(pyodide_dir, info, prepared=prepared)
     shutil.copy2(HTMX, staging / "htmx.min.js")
     _stamp(staging, key)
-    shutil.rmtree(RUNTIME, ignore_errors=True)
-    staging.replace(RUNTIME)
-    return RUNTIME
+    shutil.rmtree(target, ignore_errors=True)
+    staging.replace(target)
+    return target
 
 
 def main(argv: list[str]) -> int:
-    folder = build(force="--force" in argv)
+    """``python -m docsite.runtime.build [--force] [--prepared]``."""
+    folder = build(force="--force" in argv, prepared="--prepared" in argv)
     total = sum(p.stat().st_size for p in folder.rglob("*") if p.is_file())
     print(f"runtime ready in {folder.relative_to(ROOT)} ({total / 1e6:.1f} MB)")
     return 0

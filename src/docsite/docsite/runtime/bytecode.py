@@ -90,9 +90,12 @@ async def probe(wheels: list[str], entry: str) -> set[str]:
     await driver.boot()
     recipes = importlib.import_module("tryit.recipe")
     for name in recipes.recipe_names():
-        if not recipes.load_recipe(name).in_browser:
+        recipe = recipes.load_recipe(name)
+        if not recipe.in_browser:
             continue  # needs processes of its own ([real]): never runs in the browser
-        for action in ("run", "reset"):
+        # a client's recipe runs to its end; a page's opens its app (its page sends the rest)
+        first = "run" if recipe.driver == "client" else "open"
+        for action in (first, "reset"):
             try:  # sync recipes need JSPI, which Node lacks: their imports come from boot
                 await driver.handle(json.dumps({"action": action, "recipe": name}))
             except Exception as error:  # a probe, not a test: report and go on
