@@ -6,6 +6,7 @@ counts."""
 from __future__ import annotations
 
 import ast
+import functools
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -20,6 +21,7 @@ def _python_files(*folders: str) -> Iterator[Path]:
                 yield path
 
 
+@functools.cache
 def _tree(path: Path) -> ast.Module:
     return ast.parse(path.read_text(encoding="utf-8"), str(path))
 
