@@ -12,11 +12,16 @@ from typing import Any
 
 import test_scale_redis_backend as base
 from hardening_conformance import OWNER, HardeningConformance
+from validation_conformance import ValidationConformance
 
 from hedron_core.jobs.redis_backend import RedisJobBackend
 
 
 class TestRedisHardening(HardeningConformance):
+    backend_factory = base.TestRedisBackend.backend_factory
+
+
+class TestRedisValidation(ValidationConformance):
     backend_factory = base.TestRedisBackend.backend_factory
 
 

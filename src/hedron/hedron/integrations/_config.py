@@ -8,8 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
-from hedron_core.jobs._machine import check_number
-from hedron_core.jobs._types import check_encodable
+from hedron_core.jobs._checks import check_encodable, check_number
 from hedron_core.jobs.redis_backend import RedisUnavailableError
 
 if TYPE_CHECKING:
