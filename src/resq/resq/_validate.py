@@ -174,6 +174,8 @@ def _params(where: str, value: Any) -> None:
         _utf8(where, "params", value)
         return
     if isinstance(value, bytes):
+        if not value.isascii():
+            raise ValueError(f"{where}: params given as bytes must be ASCII (a query string)")
         return
     for key, item in _items(where, "params", value, pairs_too=True, query=" or a query string"):
         if not isinstance(key, str):

@@ -20,8 +20,8 @@ class JobBackend(Protocol):
     ``progress``) take only the job id.
 
     Every method validates its arguments before storing anything and raises ``TypeError`` /
-    ``ValueError`` naming the bad parameter (the rules are in
-    :mod:`hedron_core.jobs._checks`); an illegal state change raises
+    ``ValueError`` naming the bad parameter (the same rules for every backend: see "What a
+    backend accepts" on the job backends page); an illegal state change raises
     :class:`~hedron_core.jobs.IllegalTransitionError` and leaves the job unchanged.
 
     Example:

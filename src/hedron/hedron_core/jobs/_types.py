@@ -157,8 +157,8 @@ class JobStatus:
     Code written for hedron 1.1.3 reads the same values under their old names:
     ``job_id`` (``id``), ``job_type`` (``type``), ``auth_subject`` and ``tenant_id``
     (``scope.auth_subject``, ``scope.tenant_id``) and ``retry_after``
-    (:data:`DEFAULT_RETRY_AFTER_S`). They are read-only and not part of
-    :meth:`to_public_dict`.
+    (2: the seconds ``job_status_response`` advertises by default). They are read-only and
+    not part of :meth:`to_public_dict`.
 
     Example:
         >>> from hedron_core.jobs import InMemoryJobBackend
@@ -213,8 +213,8 @@ class JobStatus:
 
     @property
     def retry_after(self) -> int:
-        """Seconds a client should wait before asking again: :data:`DEFAULT_RETRY_AFTER_S`,
-        what ``job_status_response`` advertises unless told otherwise (hedron 1.1.3's name)."""
+        """Seconds a client should wait before asking again: 2, what ``job_status_response``
+        advertises unless told otherwise (hedron 1.1.3's name)."""
         return DEFAULT_RETRY_AFTER_S
 
     def owned_by(self, auth_subject: str, tenant_id: str) -> bool:
