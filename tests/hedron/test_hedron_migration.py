@@ -5,6 +5,8 @@ refused here fails with the message the page quotes."""
 from __future__ import annotations
 
 import re
+import uuid
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -12,7 +14,12 @@ import pytest
 import requests
 
 from hedron_core.htmx import STOP_POLLING_STATUS
-from hedron_core.jobs import JobState
+from hedron_core.jobs import (
+    IdempotencyConflictError,
+    InMemoryJobBackend,
+    JobState,
+    SQLiteJobBackend,
+)
 from tests._support.snippets import run_snippet
 
 MIGRATION = Path(__file__).resolve().parents[2] / "docs" / "migration"
@@ -207,3 +214,67 @@ def test_the_apps_backend_is_used_inside_its_requests(served: Any) -> None:
     job = snippet["backend"].get(job_id.group(1), auth_subject="demo-user", tenant_id="demo-tenant")
     assert job is not None
     assert job.state is JobState.QUEUED
+
+
+# -- jobs: code that runs unchanged, and what differs ----------------------------------------
+
+
+@pytest.fixture(params=["memory", "sqlite", pytest.param("redis", marks=pytest.mark.redis)])
+def any_backend(request: pytest.FixtureRequest, tmp_path: Path) -> Iterator[Any]:
+    """Each job backend: in memory, SQLite and Redis (the session's real redis-server)."""
+    if request.param == "memory":
+        yield InMemoryJobBackend()
+        return
+    if request.param == "sqlite":
+        backend: Any = SQLiteJobBackend(tmp_path / "jobs.db")
+    else:
+        from hedron_core.jobs.redis_backend import RedisJobBackend
+
+        server = request.getfixturevalue("redis_server")
+        backend = RedisJobBackend(server.url, prefix=f"migration:{uuid.uuid4().hex}:")
+    try:
+        yield backend
+    finally:
+        backend.close()
+
+
+def test_hedron_1_1_3_job_code_runs_unchanged_on_every_backend(
+    any_backend: Any, capsys: Any
+) -> None:
+    run("jobs_unchanged.py")["main"](any_backend)
+    assert capsys.readouterr().out.splitlines() == [
+        "export acme ann",
+        "2",
+        "cancel requested",
+        "nothing left to cancel",
+    ]
+
+
+def test_a_key_used_again_with_another_payload_is_refused() -> None:
+    with pytest.raises(IdempotencyConflictError, match=r"'order-7' was already used in this scope"):
+        run("idempotency-key/before.py")
+
+
+def test_a_key_stands_for_one_request(capsys: Any) -> None:
+    run("idempotency-key/after.py")
+    assert capsys.readouterr().out.splitlines() == ["True False"]
+
+
+def test_request_cancel_answers_the_job_not_true(capsys: Any) -> None:
+    run("request-cancel/before.py")
+    assert capsys.readouterr().out.splitlines() == ["False"]
+
+
+def test_request_cancel_is_true_once_recorded_and_none_when_not(capsys: Any) -> None:
+    run("request-cancel/after.py")
+    assert capsys.readouterr().out.splitlines() == ["cancelled", "already finished"]
+
+
+def test_a_read_without_a_scope_is_refused() -> None:
+    with pytest.raises(TypeError, match=r"get\(\) missing 2 required keyword-only arguments"):
+        run("worker-calls/before.py")
+
+
+def test_a_worker_loads_and_marks(capsys: Any) -> None:
+    run("worker-calls/after.py")
+    assert capsys.readouterr().out.splitlines() == ["job 'no-such-job' not found", "0"]

@@ -2,12 +2,8 @@
 
 Plug a backend in by subclassing and providing a ``backend_factory`` fixture::
 
-    import sys
-    from pathlib import Path
-
-    sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "jobs"))
-    from jobs_conformance import BackendConformance  # the base protocol
-    from jobs_conformance import ClaimingBackendConformance  # only for claiming backends
+    from tests.jobs.jobs_conformance import BackendConformance  # the base protocol
+    from tests.jobs.jobs_conformance import ClaimingBackendConformance  # claiming backends
 
 
     class TestRedisBackend(BackendConformance):
@@ -332,10 +328,48 @@ class BackendConformance:
         assert loaded.cancel_requested
         assert backend.mark(job.id, JobState.CANCELLED).state is JobState.CANCELLED
 
-    def test_cancel_of_a_finished_job_changes_nothing(self, backend: JobBackend) -> None:
-        done = backend.mark(_submit(backend).id, JobState.SUCCEEDED, result=1)
-        assert backend.request_cancel(done.id, **OWNER) == done
-        _assert_same(done, backend.get(done.id, **OWNER))
+    def test_cancel_of_a_finished_job_records_nothing_and_says_so(
+        self, backend: JobBackend
+    ) -> None:
+        for end in (JobState.SUCCEEDED, JobState.FAILED, JobState.CANCELLED):
+            done = backend.mark(_submit(backend).id, end)
+            assert backend.request_cancel(done.id, **OWNER) is None
+            _assert_same(done, backend.get(done.id, **OWNER))
+
+    def test_a_second_cancel_of_a_queued_job_records_nothing(self, backend: JobBackend) -> None:
+        job = _submit(backend)
+        assert backend.request_cancel(job.id, **OWNER)
+        cancelled = backend.get(job.id, **OWNER)
+        assert backend.request_cancel(job.id, **OWNER) is None
+        _assert_same(cancelled, backend.get(job.id, **OWNER))  # type: ignore[arg-type]
+
+    # --- code written for hedron 1.1.3 ----------------------------------------------------
+
+    def test_hedron_1_1_3_job_code_runs_unchanged(self, backend: JobBackend) -> None:
+        handle = backend.submit("resize", {"w": 64}, tenant_id="acme", auth_subject="alice")
+        job_id = handle.job_id
+        status = backend.get(job_id, auth_subject="alice", tenant_id="acme")
+        assert status is not None
+        assert (status.job_id, status.job_type) == (job_id, "resize")
+        assert (status.tenant_id, status.auth_subject) == ("acme", "alice")
+        assert status.retry_after == 2
+        assert isinstance(status.retry_after, int)
+        assert status.state is JobState.QUEUED
+        assert not backend.request_cancel(job_id, auth_subject="mallory", tenant_id="acme")
+        assert not backend.request_cancel("no-such-job", auth_subject="alice", tenant_id="acme")
+        assert backend.request_cancel(job_id, auth_subject="alice", tenant_id="acme")
+        assert not backend.request_cancel(job_id, auth_subject="alice", tenant_id="acme")
+        running = backend.mark(_submit(backend).id, JobState.RUNNING)
+        assert backend.request_cancel(running.job_id, **OWNER)
+        assert backend.request_cancel(running.job_id, **OWNER)  # still asked to stop
+
+    def test_the_1_1_3_names_are_read_only_and_not_served(self, backend: JobBackend) -> None:
+        job = _submit(backend)
+        for name in ("job_id", "job_type", "tenant_id", "auth_subject", "retry_after"):
+            with pytest.raises((AttributeError, TypeError)):  # TypeError: CPython 3.11's slots
+                setattr(job, name, "x")
+            assert name not in job.to_public_dict()
+        assert job.to_public_dict()["id"] == job.job_id == job.id
 
     def test_cancel_is_scoped(self, backend: JobBackend) -> None:
         job = _submit(backend)
@@ -460,6 +494,34 @@ class ClaimingBackendConformance(BackendConformance):
         assert again.state is JobState.RUNNING
         assert again.attempts == 2
         assert not timed.renew(job.id, worker="w1", lease_s=30)
+
+    def test_a_released_lease_lets_another_worker_claim_at_once(
+        self, timed: Any, clock: VirtualClock
+    ) -> None:
+        job = _submit(timed)
+        assert timed.claim(job.id, worker="w1", lease_s=30) is not None
+        assert not timed.release(job.id, worker="w2")  # not its lease
+        assert timed.claim(job.id, worker="w2", lease_s=30) is None
+        assert timed.release(job.id, worker="w1")
+        again = timed.claim(job.id, worker="w2", lease_s=30)  # no time has passed
+        assert again is not None
+        assert again.attempts == 2
+
+    @pytest.mark.parametrize("lease", [0, -5, float("nan"), float("inf"), "30", True, 10**400])
+    def test_a_lease_that_is_not_a_finite_positive_number_is_refused(
+        self, backend: Any, lease: Any
+    ) -> None:
+        job = _submit(backend)
+        error = TypeError if isinstance(lease, str | bool) else ValueError
+        with pytest.raises(error, match=r"claim: lease_s must be a (finite )?number"):
+            backend.claim(job.id, worker="w1", lease_s=lease)
+        with pytest.raises(error, match=r"claim_next: lease_s must be a (finite )?number"):
+            backend.claim_next(worker="w1", lease_s=lease)
+        _assert_same(job, backend.get(job.id, **OWNER))  # nothing claimed: a job never runs twice
+        assert backend.claim(job.id, worker="w1", lease_s=30) is not None
+        with pytest.raises(error, match=r"renew: lease_s must be a (finite )?number"):
+            backend.renew(job.id, worker="w1", lease_s=lease)
+        assert backend.claim(job.id, worker="w2", lease_s=30) is None  # w1's lease still holds
 
     def test_finished_and_cancelled_jobs_are_not_claimable(self, backend: Any) -> None:
         done = backend.mark(_submit(backend).id, JobState.SUCCEEDED)

@@ -11,6 +11,7 @@ import test_jobs_backends as base
 from fastapi import Request
 from hardening_conformance import OWNER, HardeningConformance
 from jobs_support import flow_serves
+from validation_conformance import ValidationConformance
 
 from hedron.jobs import JobScope, TaskFlow, job_result_response, job_status_response
 from hedron_core.jobs import InMemoryJobBackend, JobState
@@ -24,6 +25,14 @@ class TestInMemoryHardening(HardeningConformance):
 
 
 class TestSQLiteHardening(HardeningConformance):
+    backend_factory = base.TestSQLiteBackend.backend_factory
+
+
+class TestInMemoryValidation(ValidationConformance):
+    backend_factory = base.TestInMemoryBackend.backend_factory
+
+
+class TestSQLiteValidation(ValidationConformance):
     backend_factory = base.TestSQLiteBackend.backend_factory
 
 

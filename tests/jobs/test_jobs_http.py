@@ -256,8 +256,10 @@ def test_status_helpers_validate_their_arguments(backend: InMemoryJobBackend) ->
         job_status_response(job, auth_subject="", tenant_id="acme")
     with pytest.raises(TypeError, match="status"):
         job_status_response({"id": job.id}, **ALICE)  # type: ignore[arg-type]
-    with pytest.raises(ValueError, match=r"job_status_response\(retry_after_s=...\) must be >= 0"):
-        job_status_response(job, **ALICE, retry_after_s=-1)
+    for far in (-1, 86_401, 10**400):
+        with pytest.raises(ValueError, match=r"\(retry_after_s=...\) must be between 0 and 86,400"):
+            job_status_response(job, **ALICE, retry_after_s=far)
+    assert job_status_response(job, **ALICE, retry_after_s=86_400).headers["retry-after"] == "86400"
     with pytest.raises(TypeError, match=r"job_status_response\(retry_after_s=...\) must be an int"):
         job_status_response(job, **ALICE, retry_after_s="2")  # type: ignore[arg-type]
 

@@ -226,6 +226,18 @@ def test_cancel_stops_a_running_job(client: TestClient, harness: Harness) -> Non
     assert "Cancelled." in final.text
 
 
+def test_cancel_after_the_job_finished_shows_the_final_status(
+    client: TestClient, harness: Harness
+) -> None:
+    job_id = _job_id(_submit(client, n="1").text)
+    harness.runner.run_until_idle()
+    alice = {"x-user": "alice", "HX-Request": "true", "X-CSRF-Token": _token(client)}
+    late = client.post(f"/tasks/count/{job_id}/cancel", headers=alice)
+    assert late.status_code == STOP_POLLING_STATUS  # the result, not "not found"
+    assert "Done." in late.text
+    assert not harness.backend.load(job_id).cancel_requested  # type: ignore[union-attr]
+
+
 def test_taskflow_validates_its_arguments() -> None:
     with pytest.raises(ValueError, match="job_type"):
         TaskFlow("", scope=header_scope)

@@ -10,11 +10,12 @@ from types import SimpleNamespace
 from typing import Any
 
 import pytest
-from fastapi import FastAPI
+from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, RedirectResponse, Response
 
 from docsite.testing.live_server import serve
 from resq.clock import VirtualClock, use_clock
+from resq.http import ClientClosedError
 from tests._support.snippets import run_snippet
 
 MIGRATION = Path(__file__).resolve().parents[2] / "docs" / "migration"
@@ -28,6 +29,7 @@ class JobAPI:
         self.clock = VirtualClock()
         self.hits: dict[str, list[float]] = defaultdict(list)
         self.first_answer_takes = 0.0
+        self.seen: list[str] = []  # path and query of every other request
         self.app = FastAPI()
 
         @self.app.get("/job/{job_id}")
@@ -47,6 +49,12 @@ class JobAPI:
         @self.app.get("/moved/{job_id}")
         async def moved(job_id: str) -> Response:
             return RedirectResponse(f"/job/{job_id}", status_code=302)
+
+        @self.app.get("/{rest:path}")
+        async def anything(request: Request) -> Response:
+            query = request.url.query
+            self.seen.append(request.url.path + (f"?{query}" if query else ""))
+            return JSONResponse({"ok": True})
 
     def _hit(self, key: str) -> None:
         self.hits[key].append(self.clock.now())
@@ -118,3 +126,42 @@ def test_no_request_starts_after_the_deadline(
     assert capsys.readouterr().out.splitlines() == ["503"]
     assert job_api.hits["never-done"] == attempts
     assert job_api.clock.sleeps == sleeps
+
+
+def test_a_closed_client_is_not_used_again(api: Any) -> None:
+    job_api, url = api
+    with pytest.raises(ClientClosedError, match=r"get\(\): the client is closed"):
+        load("closed-client/before.py").main(url)
+    assert job_api.seen == ["/echo/first"]  # nothing was sent after the with block
+
+
+def test_send_inside_the_block_or_open_a_new_client(api: Any, capsys: Any) -> None:
+    job_api, url = api
+    load("closed-client/after.py").main(url)
+    assert job_api.seen == ["/echo/first", "/echo/second", "/echo/third"]
+    assert capsys.readouterr().out.splitlines() == ["200"]
+
+
+def test_paths_are_added_to_the_base_url_as_written(api: Any) -> None:
+    job_api, url = api
+    load("paths-and-queries/before.py").main(url)
+    assert job_api.seen == ["/api", "/api?page=2", "/api/jobs?key=k"]
+
+
+def test_the_slash_you_write_is_the_one_sent(api: Any) -> None:
+    job_api, url = api
+    load("paths-and-queries/after.py").main(url)
+    assert job_api.seen == ["/api/", "/api/?page=2", "/jobs"]  # what 1.0.0 sent for the above
+
+
+@pytest.mark.parametrize(
+    ("snippet", "job", "out"),
+    [("reload/before.py", "7", ["200"]), ("reload/after.py", "8", ["True 200"])],
+)
+def test_reload_refreshes_in_place_and_returns_the_response(
+    api: Any, capsys: Any, snippet: str, job: str, out: list[str]
+) -> None:
+    job_api, url = api
+    load(snippet).main(url)
+    assert capsys.readouterr().out.splitlines() == out
+    assert len(job_api.hits[job]) == 3

@@ -40,20 +40,20 @@ async def echo_app(scope: dict[str, Any], receive: Any, send: Any) -> None:
     await send({"type": "http.response.body", "body": body})
 
 
-def stream_of(client: Requests[Any]) -> Any:
-    pool = client._engine._client._transport._pool  # type: ignore[attr-defined]
-    (connection,) = pool.connections
-    return connection._connection._network_stream
+def stream_of(response: Any) -> Any:
+    """The network stream an answer came on (httpcore's ``network_stream`` extension)."""
+    return response.underlying.extensions["network_stream"]
 
 
 @pytest.mark.anyio
 async def test_asyncio_gets_its_own_transports_and_trio_the_stock_backend(anyio_backend):
     with serve(echo_app, lifespan="off") as base:
         async with Requests(base, adapter="httpx") as client:
-            assert (await client.get("/x")).text == "0 -1"
-            backend = client._engine._client._transport._pool._network_backend  # type: ignore[attr-defined]
+            r = await client.get("/x")
+            assert r.text == "0 -1"
+            backend = client._engine.slots.pool.network_backend  # type: ignore[union-attr]
             assert isinstance(backend, AsyncioFirst)
-            assert isinstance(stream_of(client), _Stream) is (anyio_backend == "asyncio")
+            assert isinstance(stream_of(r), _Stream) is (anyio_backend == "asyncio")
 
 
 @pytest.mark.anyio
@@ -69,7 +69,7 @@ async def test_bodies_larger_than_every_buffer_arrive_whole(anyio_backend):
                 assert r.content == bytes(range(256)) * (BIG // 256)
                 r = await client.post("/echo", content=upload)
                 assert r.text == f"{BIG} 7"
-            assert isinstance(stream_of(client), _Stream)
+            assert isinstance(stream_of(r), _Stream)
 
 
 @pytest.fixture(scope="module")
@@ -95,8 +95,9 @@ async def test_https_through_asyncio_s_tls(certificate, anyio_backend):
         url = base.replace("http://", "https://")
         async with Requests(url, adapter="httpx", verify=context, timeout=10) as client:
             for _ in range(2):
-                assert (await client.post("/echo", content=b"abc")).text == "3 99"
-            stream = stream_of(client)
+                r = await client.post("/echo", content=b"abc")
+                assert r.text == "3 99"
+            stream = stream_of(r)
             assert isinstance(stream, _Stream)
             assert stream.get_extra_info("ssl_object").version().startswith("TLS")
             assert stream.get_extra_info("server_addr")[0] == "127.0.0.1"

@@ -8,6 +8,7 @@ the server's own "closed" event before the next request, never for time to pass.
 from __future__ import annotations
 
 import socket
+import ssl
 import threading
 from collections.abc import Iterator
 from typing import Any
@@ -19,7 +20,8 @@ import pytest
 
 from docsite.testing.live_server import serve
 from resq import Requests
-from resq._pool import SlotPool, install
+from resq._pool import SlotPool
+from resq._transport import SlotTransport, slot_transport
 
 WAIT_S = 10.0
 
@@ -84,7 +86,9 @@ def raw_server() -> Iterator[Any]:
 
 
 def pool_of(client: Requests[Any]) -> Any:
-    return client._engine._client._transport._pool  # type: ignore[attr-defined]
+    """The pool of resq's own transport (``None`` when the client has httpx's)."""
+    slots = client._engine.slots  # type: ignore[union-attr]
+    return None if slots is None else slots.pool
 
 
 @pytest.mark.anyio
@@ -189,25 +193,41 @@ async def test_two_origins_share_the_connections_allowed(raw_server):
 @pytest.mark.anyio
 @pytest.mark.parametrize(
     "options",
-    [{"max_in_flight": None}, {"transport": httpx.AsyncHTTPTransport()}],
-    ids=["no-gate", "own-transport"],
+    [
+        {"max_in_flight": None},
+        {"transport": httpx.AsyncHTTPTransport()},
+        {"proxy": "http://127.0.0.1:9"},
+        {"mounts": {"http://": httpx.AsyncHTTPTransport()}},
+    ],
+    ids=["no-gate", "own-transport", "proxy", "mounts"],
 )
-async def test_the_stock_pool_stays_where_the_slots_do_not_fit(options):
+async def test_httpx_keeps_its_own_transport_where_the_slots_do_not_fit(options):
     async with Requests("http://127.0.0.1:9", adapter="httpx", **options) as client:
-        assert type(pool_of(client)) is httpcore.AsyncConnectionPool
+        assert pool_of(client) is None
+
+
+def test_the_slots_take_the_clients_limits_and_tls_settings(tmp_path):
+    limits = httpx.Limits(max_connections=3, keepalive_expiry=7.5)
+    transport = slot_transport({"limits": limits, "verify": False}, max_in_flight=10)
+    assert isinstance(transport, SlotTransport)
+    assert (transport.pool.max_connections, transport.pool.keepalive_expiry) == (3, 7.5)
+    assert transport.pool.ssl_context.verify_mode is ssl.CERT_NONE
+    assert slot_transport({"http2": True}, max_in_flight=10) is None  # HTTP/2: httpx's own
+    assert slot_transport({"http1": False}, max_in_flight=10) is None
+    default = slot_transport({}, max_in_flight=4)
+    assert default is not None
+    assert default.pool.max_connections == 4
+    assert default.pool.ssl_context.verify_mode is ssl.CERT_REQUIRED
 
 
 @pytest.mark.anyio
-@pytest.mark.parametrize(
-    "pool",
-    [httpcore.AsyncConnectionPool(http2=True), httpcore.AsyncConnectionPool(proxy=httpcore.Proxy(
-        "http://127.0.0.1:9")), SlotPool.adopt(httpcore.AsyncConnectionPool())],
-    ids=["http2", "proxy", "already"],
-)  # fmt: skip
-async def test_install_leaves_http2_proxies_and_other_pools_alone(pool):
-    async with httpx.AsyncClient() as client:
-        client._transport._pool = pool  # type: ignore[attr-defined]
-        assert install(client) is False
-        assert client._transport._pool is pool  # type: ignore[attr-defined]
-    async with httpx.AsyncClient() as client:
-        assert install(client) is True
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+async def test_httpcores_errors_become_httpxs(anyio_backend):
+    """A refused connection is ``httpx.ConnectError`` (not httpcore's), as with httpx's own
+    transport, so code catching ``httpx.TransportError`` keeps working."""
+    with socket.create_server(("127.0.0.1", 0)) as sock:
+        port = sock.getsockname()[1]
+    async with Requests(f"http://127.0.0.1:{port}", adapter="httpx") as client:
+        assert pool_of(client) is not None
+        with pytest.raises(httpx.ConnectError):
+            await client.get("/")

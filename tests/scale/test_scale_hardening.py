@@ -14,9 +14,14 @@ import test_scale_redis_backend as base
 
 from hedron_core.jobs.redis_backend import RedisJobBackend
 from tests.jobs.hardening_conformance import OWNER, HardeningConformance
+from tests.jobs.validation_conformance import ValidationConformance
 
 
 class TestRedisHardening(HardeningConformance):
+    backend_factory = base.TestRedisBackend.backend_factory
+
+
+class TestRedisValidation(ValidationConformance):
     backend_factory = base.TestRedisBackend.backend_factory
 
 

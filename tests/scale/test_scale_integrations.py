@@ -348,7 +348,8 @@ def test_maintenance_checks_now_before_touching_anything(
     owner = type(jobs).__name__
     try:
         lost = jobs.backend.submit("count", {}, **ALICE)
-        jobs.backend.claim(lost.id, worker="dead", lease_s=0)  # would be re-sent by a sweep
+        jobs.backend.claim(lost.id, worker="dead", lease_s=60)
+        jobs.backend.release(lost.id, worker="dead")  # its lease ended: a sweep re-sends it
         before = jobs.backend.load(lost.id)
         with pytest.raises(error, match=re.escape(f"{owner}.maintenance: {message}")):
             jobs.maintenance(now=now)
@@ -367,7 +368,8 @@ def test_maintenance_resends_lost_jobs_to_the_real_broker(
     try:
         lost = jobs.backend.submit("count", {}, **ALICE)
         done = jobs.backend.submit("count", {}, **ALICE)
-        jobs.backend.claim(lost.id, worker="dead", lease_s=0)  # a worker that vanished
+        jobs.backend.claim(lost.id, worker="dead", lease_s=60)
+        jobs.backend.release(lost.id, worker="dead")  # a worker that vanished
         jobs.backend.mark(done.id, JobState.SUCCEEDED)
         outcome = jobs.maintenance()
         expected = {"retried": 1, "failed": 0, "deleted": 0}

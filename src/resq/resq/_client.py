@@ -91,6 +91,7 @@ class Requests(Generic[R]):
         if adapter not in _ADAPTERS:
             raise ValueError(f"{where}: adapter must be 'requests' or 'httpx', got {adapter!r}")
         net_timeout = _validate.optional_seconds(where, "timeout", timeout, positive=True)
+        _validate.params_and_headers(where, adapter, client_options)
         self._engine: RequestsEngine | HttpxEngine
         if adapter == "requests":
             if transport is not None and not isinstance(transport, requests.adapters.BaseAdapter):
@@ -267,6 +268,7 @@ class Requests(Generic[R]):
             raise_on_timeout=raise_on_timeout, on_attempt=on_attempt,
         )  # fmt: skip
         clk = current_clock() if clock is None else check_clock(where, clock)
+        _validate.engine_kwargs(where, self._adapter, self._engine.keywords, kwargs)
         check_open(self._engine, where)
         snap = take_snapshot(method.upper(), join_url(self._base_url, path), kwargs, where=where)
         if options.timeout is not None:

@@ -5,11 +5,13 @@ responses' status (``ok`` mirrors the engine's ``raise_for_status``). ``Requests
 sync (a fresh ``requests.Session`` per request, or one persistent session for ``Session``);
 ``HttpxEngine`` is async (one ``httpx.AsyncClient``). Neither ever reopens after ``close``.
 Each lets at most ``max_in_flight`` requests through at once (see :mod:`resq._gate`) and sizes
-the connection pool it builds to match (for httpx, a pool without a queue: :mod:`resq._pool`).
+the connection pool it builds to match (for httpx, a pool without a queue: :mod:`resq._pool`,
+under resq's own transport, :mod:`resq._transport`).
 """
 
 from __future__ import annotations
 
+import inspect
 from typing import Any, Protocol
 
 import httpx
@@ -18,9 +20,9 @@ import requests.adapters
 
 from resq._errors import ClientClosedError
 from resq._gate import AsyncGate, NoSlot, ThreadGate
-from resq._pool import install as install_slot_pool
 from resq._redirects import follow_like_requests
 from resq._request import RequestSnapshot
+from resq._transport import SlotTransport, slot_transport
 
 _REQUESTS_OPTIONS = frozenset(
     {
@@ -37,6 +39,15 @@ _REQUESTS_OPTIONS = frozenset(
         "hooks",
     }
 )
+
+
+def _keywords(request: Any) -> frozenset[str]:
+    """What an engine's ``request(method, url, ...)`` takes besides the method, the URL and
+    the network timeout (which the client sets)."""
+    names = inspect.signature(request).parameters
+    return frozenset(names) - {"self", "method", "url", "timeout"}
+
+
 _CLOSED = (
     "{what}: the client is closed; resq does not reopen connections behind your back. "
     "Create a new Requests/Session to send again."
@@ -49,6 +60,7 @@ class Engine(Protocol):
     name: str
     closed: bool
     status_error: type[Exception]
+    keywords: frozenset[str]
 
     def ok(self, response: Any) -> bool:
         """True exactly when the engine's ``raise_for_status`` would not raise."""
@@ -70,6 +82,8 @@ class RequestsEngine:
 
     name = "requests"
     status_error: type[Exception] = requests.HTTPError
+    #: The keyword arguments a verb passes on to ``requests.Session.request``.
+    keywords = _keywords(requests.Session.request)
 
     def __init__(
         self,
@@ -174,6 +188,8 @@ class HttpxEngine:
 
     name = "httpx"
     status_error: type[Exception] = httpx.HTTPStatusError
+    #: The keyword arguments a verb passes on to ``httpx.AsyncClient.request``.
+    keywords = _keywords(httpx.AsyncClient.request)
 
     def __init__(
         self,
@@ -184,20 +200,24 @@ class HttpxEngine:
         max_in_flight: int | None = None,
     ) -> None:
         self.closed = False
-        if max_in_flight is not None and transport is None and "limits" not in options:
-            # As many pooled connections as requests let through, all kept alive: httpcore
-            # closes an idle connection whenever the pool holds more than the keep-alive count.
-            limits = httpx.Limits(
-                max_connections=max_in_flight, max_keepalive_connections=max_in_flight
-            )
-            options = {**options, "limits": limits}
+        #: resq's own transport, when it built one (behind the gate a request needs no queue
+        #: in the pool: see resq._pool); ``None`` with the caller's or httpx's own.
+        self.slots: SlotTransport | None = None
+        if max_in_flight is not None and transport is None:
+            self.slots = slot_transport(options, max_in_flight)
+            transport = self.slots
+            if transport is None and "limits" not in options:
+                # As many pooled connections as requests let through, all kept alive: httpcore
+                # closes an idle connection whenever the pool holds more than the keep-alive
+                # count.
+                limits = httpx.Limits(
+                    max_connections=max_in_flight, max_keepalive_connections=max_in_flight
+                )
+                options = {**options, "limits": limits}
         self._client = httpx.AsyncClient(
             timeout=net_timeout, transport=transport, **follow_like_requests(options)
         )
         self._gate = None if max_in_flight is None else AsyncGate(max_in_flight)
-        if self._gate is not None and transport is None:
-            # Behind the gate a request needs no queue in the pool (see resq._pool).
-            install_slot_pool(self._client)
 
     async def send(self, request: RequestSnapshot, within: float | None = None) -> httpx.Response:
         """Send one request and return the engine response (body read).

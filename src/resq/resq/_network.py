@@ -18,13 +18,13 @@ at the end of the stream, TLS through :meth:`asyncio.loop.start_tls`, and the sa
 from __future__ import annotations
 
 import asyncio
+import select
 import socket
 import ssl
 from collections.abc import Iterable
 from typing import Any
 
 import httpcore
-from httpcore._utils import is_socket_readable
 
 from resq._loops import running_asyncio_loop
 
@@ -108,6 +108,22 @@ async def _wait(
         timer.cancel()
 
 
+def _socket_readable(sock: socket.socket | None) -> bool:
+    """Whether reading ``sock`` would not wait: bytes or the end are there (or an error, or
+    the socket is gone). On an idle kept-alive connection that means the server closed it."""
+    if sock is None:
+        return True
+    fd = sock.fileno()
+    if fd < 0:
+        return True
+    if hasattr(select, "poll"):  # no limit on the descriptor's number (select has 1024)
+        poller = select.poll()
+        poller.register(fd, select.POLLIN)
+        return bool(poller.poll(0))
+    readable, _, _ = select.select([fd], [], [], 0)
+    return bool(readable)
+
+
 def _time_out(future: asyncio.Future[None], timed_out: type[Exception]) -> None:
     if not future.done():
         future.set_exception(timed_out())
@@ -183,7 +199,7 @@ class _Stream(httpcore.AsyncNetworkStream):
             protocol = self._protocol
             if protocol.buffer or protocol.eof:
                 return True
-            return is_socket_readable(self._transport.get_extra_info("socket"))
+            return _socket_readable(self._transport.get_extra_info("socket"))
         key = {"ssl_object": "ssl_object", "client_addr": "sockname", "server_addr": "peername",
                "socket": "socket"}.get(info)  # fmt: skip
         return None if key is None else self._transport.get_extra_info(key)

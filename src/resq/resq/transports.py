@@ -140,9 +140,8 @@ class ASGIAdapter(requests.adapters.BaseAdapter):
         response.status_code = status
         response.headers = CaseInsensitiveDict(headers)
         response.encoding = get_encoding_from_headers(response.headers)
-        response._content = data
-        response._content_consumed = True  # type: ignore[attr-defined]
-        response.raw = io.BytesIO(data)
+        response.raw = io.BytesIO(data)  # requests reads the body from here, as from a socket
+        response.content  # noqa: B018  read now, and kept: iter_content() and .content both work
         response.url = str(request.url)
         response.request = request
         response.connection = self  # type: ignore[assignment]

@@ -8,8 +8,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit, urlunsplit
 
-from hedron_core.jobs._machine import check_number
-from hedron_core.jobs._types import check_encodable
+from hedron_core.jobs._checks import check_encodable, check_key, check_number
 from hedron_core.jobs.redis_backend import RedisUnavailableError
 
 if TYPE_CHECKING:
@@ -117,6 +116,7 @@ class ScaleConfig:
             if not isinstance(value, str) or not value.strip():
                 raise ValueError(f"ScaleConfig.{name} must be a non-empty string, got {value!r}")
             check_encodable(value, name, "ScaleConfig")
+        check_key(self.key_prefix, "key_prefix", "ScaleConfig")  # what RedisJobBackend takes
         for name in ("redis_url", "broker_url"):
             value = getattr(self, name)
             if value is None:

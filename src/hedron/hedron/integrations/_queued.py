@@ -224,6 +224,10 @@ class QueuedJobBackend:
         """Extend a worker's lease."""
         return self.redis.renew(job_id, worker=worker, lease_s=lease_s)
 
+    def release(self, job_id: str, *, worker: str) -> bool:
+        """End a worker's lease now (another worker may claim the job at once)."""
+        return self.redis.release(job_id, worker=worker)
+
     def cleanup_expired(self, *, now: float | None = None) -> int:
         """Delete terminal jobs past retention (running jobs are never deleted)."""
         return self.redis.cleanup_expired(now=now)

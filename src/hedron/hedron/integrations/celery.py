@@ -27,8 +27,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from hedron_core.jobs._checks import check_number
 from hedron_core.jobs._context import Task
-from hedron_core.jobs._machine import check_number
 from hedron_core.jobs._types import JobStatus
 from hedron_core.jobs.redis_backend import RedisJobBackend
 

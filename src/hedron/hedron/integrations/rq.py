@@ -31,8 +31,9 @@ import time
 from collections.abc import Mapping
 from typing import Any
 
+from hedron_core.jobs._checks import check_number
 from hedron_core.jobs._context import Task
-from hedron_core.jobs._machine import IllegalTransitionError, check_number
+from hedron_core.jobs._machine import IllegalTransitionError
 from hedron_core.jobs._types import JobState, JobStatus
 from hedron_core.jobs.redis_backend import RedisJobBackend
 

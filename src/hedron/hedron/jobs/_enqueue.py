@@ -8,6 +8,8 @@ from typing import Any
 from fastapi import HTTPException
 
 from hedron_core.jobs import JobBackend, JobScope
+from hedron_core.jobs._checks import dump_json
+from hedron_core.jobs._machine import validate_submit
 
 from ._binding import resolve_backend
 
@@ -52,6 +54,8 @@ def enqueue_durable(
         >>> backend.get(job_id, auth_subject="u", tenant_id="t").state.value
         'queued'
     """
+    validate_submit(job_type, auth_subject, tenant_id, idempotency_key, "enqueue_durable")
+    dump_json(payload, "payload", "enqueue_durable")
     store = resolve_backend(backend, where="enqueue_durable")
     status = store.submit(
         job_type,

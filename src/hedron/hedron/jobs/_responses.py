@@ -14,7 +14,9 @@ from starlette.types import Receive, Scope, Send
 from hedron_core import Component, render
 from hedron_core.htmx import STOP_POLLING_STATUS
 from hedron_core.jobs import JobProgress, JobState, JobStatus, job_status_view
-from hedron_core.jobs._types import _require_text
+from hedron_core.jobs._checks import MAX_RETRY_AFTER_S, shown
+from hedron_core.jobs._machine import validate_scope
+from hedron_core.jobs._types import DEFAULT_RETRY_AFTER_S
 
 from ._answers import AnswerCache, StatusAnswer
 
@@ -185,26 +187,31 @@ def _headers_for(status: JobStatus | None, retry_after_s: int) -> _Headers:
     return _headers(status is not None and not status.terminal, retry_after_s)
 
 
-def _visible(status: JobStatus | None, auth_subject: str, tenant_id: str) -> JobStatus | None:
-    _require_text(auth_subject, "auth_subject", "job_status_response")
-    _require_text(tenant_id, "tenant_id", "job_status_response")
+def _visible(
+    status: JobStatus | None, auth_subject: str, tenant_id: str, where: str
+) -> JobStatus | None:
+    validate_scope(auth_subject, tenant_id, where)
     if status is None:
         return None
     if not isinstance(status, JobStatus):
         raise TypeError(
-            f"job_status_response(status=...) must be a JobStatus or None, "
-            f"got {type(status).__name__}"
+            f"{where}(status=...) must be a JobStatus or None, got {type(status).__name__}"
         )
     return status if status.owned_by(auth_subject, tenant_id) else None
 
 
 def _check_retry(retry_after_s: object, where: str) -> int:
+    """Whole seconds for ``Retry-After``: an int from 0 to :data:`MAX_RETRY_AFTER_S`."""
     if isinstance(retry_after_s, bool) or not isinstance(retry_after_s, int):
         raise TypeError(
-            f"{where}(retry_after_s=...) must be an int, got {type(retry_after_s).__name__}"
+            f"{where}(retry_after_s=...) must be an int (whole seconds), "
+            f"got {type(retry_after_s).__name__}"
         )
-    if retry_after_s < 0:
-        raise ValueError(f"{where}(retry_after_s=...) must be >= 0, got {retry_after_s}")
+    if not 0 <= retry_after_s <= MAX_RETRY_AFTER_S:
+        raise ValueError(
+            f"{where}(retry_after_s=...) must be between 0 and {MAX_RETRY_AFTER_S:,} "
+            f"(one day), got {shown(retry_after_s)}"
+        )
     return retry_after_s
 
 
@@ -213,7 +220,7 @@ def job_status_response(
     *,
     auth_subject: str,
     tenant_id: str,
-    retry_after_s: int = 2,
+    retry_after_s: int = DEFAULT_RETRY_AFTER_S,
     result_view: Callable[[JobStatus], Component] | None = None,
     view: Callable[[JobStatus], Component] | None = None,
 ) -> JobStatusResponse:
@@ -235,7 +242,8 @@ def job_status_response(
         status: The job, as returned by the scoped ``backend.get(...)`` (or ``None``).
         auth_subject: The caller's subject; the job must belong to it.
         tenant_id: The caller's tenant; the job must belong to it.
-        retry_after_s: Seconds advertised in ``Retry-After`` while the job runs.
+        retry_after_s: Seconds advertised in ``Retry-After`` while the job runs: an int from
+            0 to 86,400 (one day).
         result_view: Renders a SUCCEEDED job's result inside the fragment.
         view: Replaces the whole fragment (default ``hedron_core.jobs.job_status_view``).
 
@@ -252,7 +260,8 @@ def job_status_response(
                 f"job_status_response({name}=...) must be callable (status) -> Component, "
                 f"got {type(hook).__name__}"
             )
-    visible = _visible(status, auth_subject, tenant_id)  # on every request, cached or not
+    # on every request, cached or not:
+    visible = _visible(status, auth_subject, tenant_id, "job_status_response")
     if visible is None:
         return JobStatusResponse._lazy(
             _not_found_answer(),
@@ -322,7 +331,7 @@ def job_result_response(
     *,
     auth_subject: str,
     tenant_id: str,
-    retry_after_s: int = 2,
+    retry_after_s: int = DEFAULT_RETRY_AFTER_S,
 ) -> JSONResponse:
     """A result endpoint ``resq`` can wait on: non-2xx until the job is finished.
 
@@ -341,7 +350,7 @@ def job_result_response(
         ...     return job_result_response(backend.get(job_id, **scope), **scope)
     """
     retry = _check_retry(retry_after_s, "job_result_response")
-    visible = _visible(status, auth_subject, tenant_id)
+    visible = _visible(status, auth_subject, tenant_id, "job_result_response")
     headers = _headers_for(visible, retry).mapping
     if visible is None:
         return JSONResponse(_not_found_payload(), status_code=404, headers=headers)

@@ -13,7 +13,7 @@ from starlette.responses import Response, StreamingResponse
 from starlette.types import Receive, Scope, Send
 
 from hedron_core.jobs import JobBackend
-from hedron_core.jobs._types import _require_text
+from hedron_core.jobs._checks import check_key
 
 from .._blocking import run_blocking
 from ._binding import check_backend
@@ -55,8 +55,8 @@ def job_status_events(
         ...     return job_status_events(backend, job_id, **current_scope(request))
     """
     check_backend(backend, where="job_status_events(backend=...)")
-    _require_text(auth_subject, "auth_subject", "job_status_events")
-    _require_text(tenant_id, "tenant_id", "job_status_events")
+    check_key(auth_subject, "auth_subject", "job_status_events")
+    check_key(tenant_id, "tenant_id", "job_status_events")
     for name, value in (("interval_s", interval_s), ("max_duration_s", max_duration_s)):
         if isinstance(value, bool) or not isinstance(value, int | float):
             raise TypeError(f"job_status_events: {name} must be a number of seconds")

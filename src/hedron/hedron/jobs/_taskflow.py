@@ -25,7 +25,7 @@ from hedron_core.components import (
 )
 from hedron_core.htmx import check_interval_ms
 from hedron_core.jobs import JobBackend, JobScope, JobStatus, job_status_view
-from hedron_core.jobs._types import _require_text
+from hedron_core.jobs._checks import check_key, check_text
 
 from .._blocking import run_blocking
 from ._binding import check_backend
@@ -124,7 +124,7 @@ class TaskFlow:
         result: Callable[[Any], Component | str] | None = None,
         poll: PollPolicy | None = None,
     ) -> None:
-        _require_text(job_type, "job_type", "TaskFlow")
+        check_key(job_type, "job_type", "TaskFlow")
         if not callable(scope):
             raise TypeError("TaskFlow: scope must be a callable scope(request) -> JobScope | None")
         if isinstance(fields, str) or not isinstance(fields, Sequence):
@@ -162,7 +162,7 @@ class TaskFlow:
         self.cancel = bool(cancel)
         self.restart = bool(restart)
         self.poll_interval_ms = poll_interval_ms
-        self.submit_label = _require_text(submit_label, "submit_label", "TaskFlow")
+        self.submit_label = check_text(submit_label, "submit_label", "TaskFlow")
         if path is not None and not isinstance(path, str):
             raise TypeError(f"TaskFlow: path must be a str, got {type(path).__name__}")
         self.path = (path or f"/tasks/{slug}").rstrip("/")
@@ -293,9 +293,8 @@ class TaskFlow:
         if scope is None:
             return job_status_response(None, auth_subject="-", tenant_id="-")
         kwargs = scope.as_kwargs()
-        if cancel:
-            found = self.backend.request_cancel(job_id, **kwargs)
-        else:
+        found = self.backend.request_cancel(job_id, **kwargs) if cancel else None
+        if found is None:  # not a cancel, or none recorded (a finished job): show the job
             found = self.backend.get(job_id, **kwargs)
         return job_status_response(
             found,

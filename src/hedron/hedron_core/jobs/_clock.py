@@ -16,7 +16,7 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
-from ._machine import check_number
+from ._checks import check_number
 
 __all__ = ["VirtualClock", "current_clock", "use_clock"]
 

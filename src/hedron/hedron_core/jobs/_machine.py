@@ -2,18 +2,18 @@
 
 from __future__ import annotations
 
-import math
 import secrets
 from typing import Any
 
-from ._types import (
-    TERMINAL_STATES,
-    JobProgress,
-    JobState,
-    _require_text,
+from ._checks import (
+    MAX_IDEMPOTENCY_KEY_LENGTH,
     check_encodable,
+    check_key,
+    check_lease,
+    check_number,
     dump_json,
 )
+from ._types import TERMINAL_STATES, JobProgress, JobState
 
 __all__ = [
     "IdempotencyConflictError",
@@ -125,70 +125,36 @@ def validate_mark(state: JobState, result: Any, error: str | None) -> tuple[str 
 
 
 def validate_submit(
-    job_type: object, auth_subject: object, tenant_id: object, idempotency_key: object
+    job_type: object,
+    auth_subject: object,
+    tenant_id: object,
+    idempotency_key: object,
+    owner: str = "submit",
 ) -> None:
     """Check ``submit`` arguments, naming the bad parameter."""
-    _require_text(job_type, "job_type", "submit")
-    _require_text(auth_subject, "auth_subject", "submit")
-    _require_text(tenant_id, "tenant_id", "submit")
+    check_key(job_type, "job_type", owner)
+    validate_scope(auth_subject, tenant_id, owner)
     if idempotency_key is not None:
-        _require_text(idempotency_key, "idempotency_key", "submit")
-        if len(idempotency_key) > 255:  # type: ignore[arg-type]
-            raise ValueError("submit: idempotency_key must be at most 255 characters")
+        check_key(idempotency_key, "idempotency_key", owner, MAX_IDEMPOTENCY_KEY_LENGTH)
 
 
 def validate_scope(auth_subject: object, tenant_id: object, owner: str) -> None:
-    """Check a scope pair passed to a scoped read, naming the bad parameter."""
-    _require_text(auth_subject, "auth_subject", owner)
-    _require_text(tenant_id, "tenant_id", owner)
+    """Check a scope pair passed to a scoped call, naming the bad parameter."""
+    check_key(auth_subject, "auth_subject", owner)
+    check_key(tenant_id, "tenant_id", owner)
 
 
-def check_number(
-    value: object,
-    name: str,
-    owner: str,
-    *,
-    positive: bool = False,
-    negative: bool = False,
-    maximum: float | None = None,
-    infinite: str | None = None,
-) -> float:
-    """A number ``>= 0`` (``> 0`` if ``positive``, any sign if ``negative``), at most
-    ``maximum``, never NaN; ``inf`` only when ``infinite`` says what it stands for (it is
-    then named in the error: ``"math.inf to keep finished jobs"``).
-
-    ``TypeError`` for a non-number (``bool`` included), ``ValueError`` otherwise, both naming
-    ``owner`` and ``name``; an int too large for a float is a ``ValueError`` too.
-    """
-    shown = _shown(value)
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise TypeError(f"{owner}: {name} must be a number of seconds, got {shown}")
-    try:
-        number = float(value)
-    except OverflowError:  # an int no float can hold
-        number = math.inf
-    wanted = "a finite number" + ("" if negative else " > 0" if positive else " >= 0")
-    if infinite:
-        wanted += f" (or math.inf to {infinite})"
-    infinite_ok = bool(infinite) and number == math.inf and isinstance(value, float)
-    if (
-        math.isnan(number)
-        or (math.isinf(number) and not infinite_ok)
-        or (number < 0 and not negative)
-        or (positive and number == 0)
-    ):
-        raise ValueError(f"{owner}: {name} must be {wanted}, got {shown}")
-    if maximum is not None and maximum < number < math.inf:
-        raise ValueError(f"{owner}: {name} must be at most {maximum:g} seconds, got {shown}")
-    return number
+def validate_lease(worker: object, lease_s: object, owner: str) -> float:
+    """Check the ``worker`` and ``lease_s`` of a claim or renewal; return the lease."""
+    check_key(worker, "worker", owner)
+    return check_lease(lease_s, owner)
 
 
-def _shown(value: object) -> str:
-    """``repr(value)``, shortened (``10**400`` has 401 digits)."""
-    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10**20:
-        return f"an int of about {int(value.bit_length() * 0.30103) + 1} digits"
-    text = repr(value)
-    return text if len(text) <= 40 else text[:37] + "..."
+def cleanup_now(now: object, clock: Any) -> float:
+    """``cleanup_expired(now=...)``: a number of seconds (any sign), or ``None`` for now."""
+    if now is None:
+        return float(clock())
+    return check_number(now, "now", "cleanup_expired", negative=True)
 
 
 def make_progress(k: object, n: object, message: object) -> JobProgress:

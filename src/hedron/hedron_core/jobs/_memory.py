@@ -9,21 +9,30 @@ import threading
 from collections.abc import Callable, Collection
 from typing import Any
 
+from ._checks import (
+    check_job_id,
+    check_job_types,
+    check_key,
+    check_number,
+    dump_json,
+    is_job_id,
+)
 from ._clock import clock_or_current
 from ._machine import (
     IdempotencyConflictError,
     IllegalTransitionError,
     JobNotFoundError,
-    check_number,
     check_transition,
+    cleanup_now,
     coerce_state,
     make_progress,
     new_job_id,
+    validate_lease,
     validate_mark,
     validate_scope,
     validate_submit,
 )
-from ._types import JobScope, JobState, JobStatus, dump_json
+from ._types import JobScope, JobState, JobStatus
 
 __all__ = ["InMemoryJobBackend", "ProductionRefusedError"]
 
@@ -122,7 +131,7 @@ class InMemoryJobBackend:
     def get(self, job_id: str, *, auth_subject: str, tenant_id: str) -> JobStatus | None:
         """The job if it exists in this scope, else ``None``."""
         validate_scope(auth_subject, tenant_id, "get")
-        if not isinstance(job_id, str):
+        if not is_job_id(job_id, "get"):
             return None
         status = self._jobs.get(job_id)
         if status is None or not status.owned_by(auth_subject, tenant_id):
@@ -130,12 +139,15 @@ class InMemoryJobBackend:
         return status
 
     def request_cancel(self, job_id: str, *, auth_subject: str, tenant_id: str) -> JobStatus | None:
-        """Cancel a QUEUED job, flag a RUNNING one; ``None`` when missing or foreign."""
+        """Cancel a QUEUED job, flag a RUNNING one and return it; ``None`` when no cancel was
+        recorded (missing, foreign or finished job)."""
         validate_scope(auth_subject, tenant_id, "request_cancel")
+        if not is_job_id(job_id, "request_cancel"):
+            return None
         with self._lock:
-            status = self.get(job_id, auth_subject=auth_subject, tenant_id=tenant_id)
-            if status is None or status.terminal:
-                return status
+            status = self._jobs.get(job_id)
+            if status is None or status.terminal or not status.owned_by(auth_subject, tenant_id):
+                return None
             now = self._clock()
             if status.state is JobState.QUEUED:
                 new = dataclasses.replace(
@@ -154,12 +166,13 @@ class InMemoryJobBackend:
 
     def load(self, job_id: str) -> JobStatus | None:
         """Unscoped read for workers."""
-        return self._jobs.get(job_id) if isinstance(job_id, str) else None
+        return self._jobs.get(job_id) if is_job_id(job_id, "load") else None
 
     def mark(
         self, job_id: str, state: JobState, *, result: Any = None, error: str | None = None
     ) -> JobStatus:
         """Move the job forward (see :meth:`JobBackend.mark`)."""
+        check_job_id(job_id, "mark")
         new_state = coerce_state(state)
         result_json, error = validate_mark(new_state, result, error)
         with self._lock:
@@ -180,6 +193,7 @@ class InMemoryJobBackend:
 
     def progress(self, job_id: str, k: int, n: int, message: str = "") -> JobStatus:
         """Record progress while RUNNING (see :meth:`JobBackend.progress`)."""
+        check_job_id(job_id, "progress")
         prog = make_progress(k, n, message)
         with self._lock:
             status = self._require(job_id)
@@ -191,6 +205,8 @@ class InMemoryJobBackend:
 
     def claim(self, job_id: str, *, worker: str, lease_s: float) -> JobStatus | None:
         """Claim a QUEUED job or a RUNNING one whose lease ran out."""
+        check_job_id(job_id, "claim")
+        lease_s = validate_lease(worker, lease_s, "claim")
         with self._lock:
             status = self._jobs.get(job_id)
             if status is None or not self._claimable(status):
@@ -201,6 +217,8 @@ class InMemoryJobBackend:
         self, *, worker: str, lease_s: float, job_types: Collection[str] | None = None
     ) -> JobStatus | None:
         """Claim the oldest claimable job, optionally only of ``job_types``."""
+        lease_s = validate_lease(worker, lease_s, "claim_next")
+        job_types = check_job_types(job_types, "claim_next")
         with self._lock:
             for status in self._jobs.values():  # insertion order == submit order
                 if job_types is not None and status.type not in job_types:
@@ -211,6 +229,16 @@ class InMemoryJobBackend:
 
     def renew(self, job_id: str, *, worker: str, lease_s: float) -> bool:
         """Extend ``worker``'s lease on a RUNNING job."""
+        check_job_id(job_id, "renew")
+        return self._lease(job_id, worker, validate_lease(worker, lease_s, "renew"))
+
+    def release(self, job_id: str, *, worker: str) -> bool:
+        """End ``worker``'s lease on a RUNNING job now, so that another worker may claim it
+        at once (a runner that stops does this); ``False`` if it holds no lease."""
+        check_job_id(job_id, "release")
+        return self._lease(job_id, check_key(worker, "worker", "release"), 0.0)
+
+    def _lease(self, job_id: str, worker: str, lease_s: float) -> bool:
         with self._lock:
             lease = self._leases.get(job_id)
             status = self._jobs.get(job_id)
@@ -223,7 +251,7 @@ class InMemoryJobBackend:
 
     def cleanup_expired(self, *, now: float | None = None) -> int:
         """Delete terminal jobs finished more than ``retention_s`` ago."""
-        cutoff = (self._clock() if now is None else now) - self._retention_s
+        cutoff = cleanup_now(now, self._clock) - self._retention_s
         with self._lock:
             doomed = [
                 s
@@ -249,7 +277,7 @@ class InMemoryJobBackend:
     # --- internals -----------------------------------------------------------------------
 
     def _require(self, job_id: str) -> JobStatus:
-        status = self._jobs.get(job_id) if isinstance(job_id, str) else None
+        status = self._jobs.get(job_id)
         if status is None:
             raise JobNotFoundError(str(job_id))
         return status

@@ -20,7 +20,8 @@ class JobBackend(Protocol):
     ``progress``) take only the job id.
 
     Every method validates its arguments before storing anything and raises ``TypeError`` /
-    ``ValueError`` naming the bad parameter; an illegal state change raises
+    ``ValueError`` naming the bad parameter (the same rules for every backend: see "What a
+    backend accepts" on the job backends page); an illegal state change raises
     :class:`~hedron_core.jobs.IllegalTransitionError` and leaves the job unchanged.
 
     Example:
@@ -86,10 +87,12 @@ class JobBackend(Protocol):
         ...
 
     def request_cancel(self, job_id: str, *, auth_subject: str, tenant_id: str) -> JobStatus | None:
-        """Ask for the job to stop (scoped; ``None`` when missing or foreign).
+        """Ask for the job to stop (scoped); return the job once the cancel is recorded.
 
         A QUEUED job becomes CANCELLED at once. A RUNNING job gets its cancel flag set; the
-        runner stops it at its next cancellation point. A terminal job is returned unchanged.
+        runner stops it at its next cancellation point. ``None`` when no cancel was recorded:
+        the job is missing, of another scope, or already finished (then it is left
+        unchanged), so ``if backend.request_cancel(...):`` tells whether the job will stop.
         """
         ...
 

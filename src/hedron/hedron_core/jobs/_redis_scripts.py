@@ -127,7 +127,8 @@ return {'ok', redis.call('HGETALL', k)}
 """
 )
 
-# ARGV: prefix, id, subject, tenant, now, ttl_ms.  Returns fields or {} (missing/foreign).
+# ARGV: prefix, id, subject, tenant, now, ttl_ms.  Returns fields once a cancel is recorded,
+# {} when none is (missing, foreign or finished job).
 CANCEL = (
     _PRELUDE
     + """
@@ -140,6 +141,8 @@ if f[1] == 'queued' then
   finish(id, k, now, ARGV[6])
 elseif f[1] == 'running' then
   redis.call('HSET', k, 'cancel', 1, 'updated_at', now)
+else
+  return {}
 end
 return redis.call('HGETALL', k)
 """

@@ -12,22 +12,31 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:  # imported lazily: Pyodide ships sqlite3 as a separate package
     import sqlite3
 
+from ._checks import (
+    check_job_id,
+    check_job_types,
+    check_key,
+    check_number,
+    dump_json,
+    is_job_id,
+)
 from ._clock import clock_or_current
 from ._machine import (
     _ALLOWED,
     IdempotencyConflictError,
     IllegalTransitionError,
     JobNotFoundError,
-    check_number,
+    cleanup_now,
     coerce_state,
     make_progress,
     new_job_id,
+    validate_lease,
     validate_mark,
     validate_scope,
     validate_submit,
 )
 from ._memory import DEFAULT_RETENTION_S
-from ._types import JobProgress, JobScope, JobState, JobStatus, dump_json
+from ._types import JobProgress, JobScope, JobState, JobStatus
 
 __all__ = ["SQLiteJobBackend"]
 
@@ -116,14 +125,7 @@ class SQLiteJobBackend:
         synchronous: str = "NORMAL",
         busy_timeout_s: float = 10.0,
     ) -> None:
-        if not isinstance(path, str | os.PathLike):
-            raise TypeError(f"SQLiteJobBackend: path must be a str or path, got {type(path)!r}")
-        text = os.fspath(path)
-        if not text or text == ":memory:" or text.startswith("file::memory:"):
-            raise ValueError(
-                "SQLiteJobBackend: path must name a file (':memory:' would give every "
-                "connection its own empty database); use InMemoryJobBackend for that"
-            )
+        text = _check_path(path)
         if not isinstance(synchronous, str) or synchronous.upper() not in _SYNC_MODES:
             raise ValueError(f"SQLiteJobBackend: synchronous must be one of {_SYNC_MODES}")
         retention = check_number(
@@ -141,9 +143,18 @@ class SQLiteJobBackend:
         self._all: list[sqlite3.Connection] = []
         self._all_lock = threading.Lock()
         self._closed = False
-        conn = self._conn()
-        conn.execute("PRAGMA journal_mode=WAL")
-        conn.executescript(_SCHEMA)
+        import sqlite3
+
+        try:
+            conn = self._conn()
+            conn.execute("PRAGMA journal_mode=WAL")
+            conn.executescript(_SCHEMA)
+        except sqlite3.DatabaseError as exc:
+            self.close()
+            raise ValueError(
+                f"SQLiteJobBackend: path {_quoted(text)} cannot be opened as a SQLite database "
+                f"({exc})"
+            ) from None
 
     # --- connections -------------------------------------------------------------------
 
@@ -235,7 +246,7 @@ class SQLiteJobBackend:
     def get(self, job_id: str, *, auth_subject: str, tenant_id: str) -> JobStatus | None:
         """The job if it exists in this scope, else ``None``."""
         validate_scope(auth_subject, tenant_id, "get")
-        if not isinstance(job_id, str):
+        if not is_job_id(job_id, "get"):
             return None
         row = (
             self._conn()
@@ -249,9 +260,10 @@ class SQLiteJobBackend:
         return None if row is None else _row_to_status(row)
 
     def request_cancel(self, job_id: str, *, auth_subject: str, tenant_id: str) -> JobStatus | None:
-        """Cancel a QUEUED job, flag a RUNNING one; ``None`` when missing or foreign."""
+        """Cancel a QUEUED job, flag a RUNNING one and return it; ``None`` when no cancel was
+        recorded (missing, foreign or finished job)."""
         validate_scope(auth_subject, tenant_id, "request_cancel")
-        if not isinstance(job_id, str):
+        if not is_job_id(job_id, "request_cancel"):
             return None
         now = self._clock()
         row = (
@@ -266,15 +278,13 @@ class SQLiteJobBackend:
             )
             .fetchone()
         )
-        if row is not None:
-            return _row_to_status(row)
-        return self.get(job_id, auth_subject=auth_subject, tenant_id=tenant_id)
+        return None if row is None else _row_to_status(row)
 
     # --- worker-side -------------------------------------------------------------------
 
     def load(self, job_id: str) -> JobStatus | None:
         """Unscoped read for workers."""
-        if not isinstance(job_id, str):
+        if not is_job_id(job_id, "load"):
             return None
         row = (
             self._conn()
@@ -287,6 +297,7 @@ class SQLiteJobBackend:
         self, job_id: str, state: JobState, *, result: Any = None, error: str | None = None
     ) -> JobStatus:
         """Move the job forward in one atomic statement (see ``JobBackend.mark``)."""
+        check_job_id(job_id, "mark")
         new_state = coerce_state(state)
         result_json, error = validate_mark(new_state, result, error)
         now = self._clock()
@@ -315,6 +326,7 @@ class SQLiteJobBackend:
 
     def progress(self, job_id: str, k: int, n: int, message: str = "") -> JobStatus:
         """Record progress while RUNNING (see ``JobBackend.progress``)."""
+        check_job_id(job_id, "progress")
         prog = make_progress(k, n, message)
         row = (
             self._conn()
@@ -334,6 +346,8 @@ class SQLiteJobBackend:
 
     def claim(self, job_id: str, *, worker: str, lease_s: float) -> JobStatus | None:
         """Claim a QUEUED job or a RUNNING one whose lease ran out (atomic)."""
+        check_job_id(job_id, "claim")
+        lease_s = validate_lease(worker, lease_s, "claim")
         now = self._clock()
         row = (
             self._conn()
@@ -351,11 +365,13 @@ class SQLiteJobBackend:
         self, *, worker: str, lease_s: float, job_types: Collection[str] | None = None
     ) -> JobStatus | None:
         """Claim the oldest claimable job, optionally only of ``job_types`` (atomic)."""
+        lease_s = validate_lease(worker, lease_s, "claim_next")
+        types = check_job_types(job_types, "claim_next")
         now = self._clock()
         type_sql = ""
         type_params: tuple[str, ...] = ()
-        if job_types is not None:
-            type_params = tuple(job_types)
+        if types is not None:
+            type_params = types
             if not type_params:
                 return None
             type_sql = f" AND type IN ({', '.join('?' for _ in type_params)})"
@@ -375,6 +391,16 @@ class SQLiteJobBackend:
 
     def renew(self, job_id: str, *, worker: str, lease_s: float) -> bool:
         """Extend ``worker``'s lease on a RUNNING job."""
+        check_job_id(job_id, "renew")
+        return self._lease(job_id, worker, validate_lease(worker, lease_s, "renew"))
+
+    def release(self, job_id: str, *, worker: str) -> bool:
+        """End ``worker``'s lease on a RUNNING job now, so that another worker may claim it
+        at once (a runner that stops does this); ``False`` if it holds no lease."""
+        check_job_id(job_id, "release")
+        return self._lease(job_id, check_key(worker, "worker", "release"), 0.0)
+
+    def _lease(self, job_id: str, worker: str, lease_s: float) -> bool:
         cur = self._conn().execute(
             "UPDATE hedron_jobs SET lease_until = ? WHERE id = ? AND lease_owner = ? "
             "AND state = 'running'",
@@ -384,7 +410,7 @@ class SQLiteJobBackend:
 
     def cleanup_expired(self, *, now: float | None = None) -> int:
         """Delete terminal jobs finished more than ``retention_s`` ago."""
-        cutoff = (self._clock() if now is None else now) - self._retention_s
+        cutoff = cleanup_now(now, self._clock) - self._retention_s
         cur = self._conn().execute(
             "DELETE FROM hedron_jobs WHERE state IN ('succeeded', 'failed', 'cancelled') "
             "AND finished_at <= ?",
@@ -395,6 +421,46 @@ class SQLiteJobBackend:
     def __len__(self) -> int:
         row = self._conn().execute("SELECT COUNT(*) FROM hedron_jobs").fetchone()
         return int(row[0])
+
+
+def _check_path(path: object) -> str:
+    """The database file's path as text, refused (naming ``path``) when SQLite could not
+    open it as a file of its own: not a path, ``":memory:"``, a NUL, a folder, or a file in
+    a folder that does not exist."""
+    if not isinstance(path, str | os.PathLike):
+        raise TypeError(f"SQLiteJobBackend: path must be a str or path, got {type(path).__name__}")
+    text = os.fspath(path)
+    if not isinstance(text, str):
+        raise TypeError(f"SQLiteJobBackend: path must be a str or path, got {type(text).__name__}")
+    if not text or text == ":memory:" or text.startswith("file::memory:"):
+        raise ValueError(
+            "SQLiteJobBackend: path must name a file (':memory:' would give every "
+            "connection its own empty database); use InMemoryJobBackend for that"
+        )
+    if "\x00" in text:
+        raise ValueError("SQLiteJobBackend: path must not contain a NUL character ('\\x00')")
+    where = Path(text)
+    try:
+        is_folder, in_folder = where.is_dir(), where.parent.is_dir()
+    except OSError as exc:  # a name too long for the file system, say
+        raise ValueError(
+            f"SQLiteJobBackend: path {_quoted(text)} cannot be used ({exc.strerror})"
+        ) from None
+    if is_folder:
+        raise ValueError(
+            f"SQLiteJobBackend: path {_quoted(text)} is a folder; name a file in it (such as "
+            f"{_quoted(str(where / 'jobs.db'))})"
+        )
+    if not in_folder:
+        raise ValueError(
+            f"SQLiteJobBackend: path {_quoted(text)} is in a folder that does not exist "
+            f"({_quoted(str(where.parent))}); create it first"
+        )
+    return text
+
+
+def _quoted(path: str) -> str:
+    return repr(path) if len(path) <= 200 else repr(path[:200]) + "..."
 
 
 def _row_to_status(row: tuple[Any, ...]) -> JobStatus:

@@ -7,6 +7,7 @@ from collections.abc import Callable, Coroutine, Generator, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ._checks import MAX_LEASE_S, check_key
 from ._clock import VirtualClock, check_clock, current_clock
 from ._context import SleepRequest, Task, TaskContext, check_seconds
 from ._finish import record_failure, record_success
@@ -15,7 +16,7 @@ from ._types import JobStatus
 
 __all__ = ["SteppingRunner"]
 
-_FOREVER = 1e12
+_FOREVER = MAX_LEASE_S
 _MAX_RESUMES_AT_ONE_INSTANT = 10_000
 
 
@@ -82,8 +83,7 @@ class SteppingRunner:
     ) -> None:
         _check_runner_backend(backend, "SteppingRunner")
         _check_tasks(tasks, "SteppingRunner")
-        if not isinstance(worker, str) or not worker.strip():
-            raise TypeError(f"SteppingRunner: worker must be a non-empty str, got {worker!r:.40}")
+        check_key(worker, "worker", "SteppingRunner")
         self.backend = backend
         self.tasks = dict(tasks)
         self._clock = check_clock(clock, "SteppingRunner")

@@ -13,9 +13,9 @@ from collections.abc import Coroutine, Mapping
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
 
+from ._checks import check_number
 from ._context import Task, TaskContext, check_seconds
 from ._finish import record_failure, record_success
-from ._machine import check_number
 from ._protocol import ClaimingJobBackend
 from ._stepping import _check_runner_backend, _check_tasks
 from ._types import JobStatus
@@ -255,7 +255,9 @@ class ThreadPoolRunner:
                 if inspect.isawaitable(result):
                     result = asyncio.run(_await(result))
         except _RunnerStopping:
-            self.backend.renew(status.id, worker=self.worker, lease_s=0.0)
+            release = getattr(self.backend, "release", None)
+            if callable(release):  # else the lease runs out, then another worker claims it
+                release(status.id, worker=self.worker)
             return
         except Exception as exc:
             record_failure(self.backend, status.id, exc)

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import enum
-import json
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Final
+
+from ._checks import check_encodable, check_key
 
 __all__ = [
+    "DEFAULT_RETRY_AFTER_S",
     "TERMINAL_STATES",
     "JobProgress",
     "JobScope",
@@ -49,27 +51,8 @@ TERMINAL_STATES: frozenset[JobState] = frozenset(
 
 _MAX_STEPS = 2**63 - 1  # SQLite's (and most databases') largest integer
 
-
-def _require_text(value: object, name: str, owner: str) -> str:
-    if not isinstance(value, str):
-        raise TypeError(f"{owner}: {name} must be a str, got {type(value).__name__}")
-    if not value.strip():
-        raise ValueError(f"{owner}: {name} must be a non-empty string")
-    return check_encodable(value, name, owner)
-
-
-def check_encodable(value: str, name: str, owner: str) -> str:
-    """Return ``value`` if it can be stored and served as UTF-8 (no lone surrogate)."""
-    if not value.isascii():
-        try:
-            value.encode("utf-8")
-        except UnicodeEncodeError as exc:
-            raise ValueError(
-                f"{owner}: {name} holds a lone surrogate at index {exc.start}, which cannot be "
-                "stored or sent as UTF-8; decode bytes with errors='replace' (or "
-                "'backslashreplace') first"
-            ) from None
-    return value
+DEFAULT_RETRY_AFTER_S: Final = 2
+"""The seconds a job's status answer advertises in ``Retry-After`` unless told otherwise."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -99,8 +82,8 @@ class JobScope:
                     f"JobScope: {name} is required; a job's scope is explicit, both parts "
                     "(write JobScope(auth_subject=<signed-in user id>, tenant_id=<their tenant>))"
                 )
-        _require_text(self.auth_subject, "auth_subject", "JobScope")
-        _require_text(self.tenant_id, "tenant_id", "JobScope")
+        check_key(self.auth_subject, "auth_subject", "JobScope")
+        check_key(self.tenant_id, "tenant_id", "JobScope")
 
     def as_kwargs(self) -> dict[str, str]:
         """The scope as keyword arguments for ``backend.get(...)`` / ``enqueue_durable(...)``."""
@@ -171,6 +154,12 @@ class JobStatus:
         idempotency_key: The key given at submit time, if any.
         attempts: How many times a worker claimed the job.
 
+    Code written for hedron 1.1.3 reads the same values under their old names:
+    ``job_id`` (``id``), ``job_type`` (``type``), ``auth_subject`` and ``tenant_id``
+    (``scope.auth_subject``, ``scope.tenant_id``) and ``retry_after``
+    (2: the seconds ``job_status_response`` advertises by default). They are read-only and
+    not part of :meth:`to_public_dict`.
+
     Example:
         >>> from hedron_core.jobs import InMemoryJobBackend
         >>> backend = InMemoryJobBackend()
@@ -199,6 +188,34 @@ class JobStatus:
     def terminal(self) -> bool:
         """Whether the job is in a terminal state."""
         return self.state in TERMINAL_STATES
+
+    # --- the names hedron 1.1.3 used (read-only) ------------------------------------------
+
+    @property
+    def job_id(self) -> str:
+        """The job id: the same as :attr:`id` (hedron 1.1.3's name)."""
+        return self.id
+
+    @property
+    def job_type(self) -> str:
+        """The job type: the same as :attr:`type` (hedron 1.1.3's name)."""
+        return self.type
+
+    @property
+    def auth_subject(self) -> str:
+        """``scope.auth_subject`` (hedron 1.1.3's name)."""
+        return self.scope.auth_subject
+
+    @property
+    def tenant_id(self) -> str:
+        """``scope.tenant_id`` (hedron 1.1.3's name)."""
+        return self.scope.tenant_id
+
+    @property
+    def retry_after(self) -> int:
+        """Seconds a client should wait before asking again: 2, what ``job_status_response``
+        advertises unless told otherwise (hedron 1.1.3's name)."""
+        return DEFAULT_RETRY_AFTER_S
 
     def owned_by(self, auth_subject: str, tenant_id: str) -> bool:
         """Whether the job belongs to exactly this subject in this tenant."""
@@ -232,22 +249,3 @@ class JobStatus:
             "finished_at": self.finished_at,
             "cancel_requested": self.cancel_requested,
         }
-
-
-def dump_json(value: object, name: str, owner: str) -> str:
-    """Serialise ``value`` to JSON or raise a ``TypeError``/``ValueError`` naming the parameter.
-
-    Refused: what JSON cannot hold (``TypeError``), NaN and infinities (``TypeError``), text
-    with a lone surrogate and values nested too deeply to serialise (``ValueError``).
-    """
-    try:
-        text = json.dumps(value, separators=(",", ":"), allow_nan=False, sort_keys=True)
-    except RecursionError:
-        raise ValueError(
-            f"{owner}: {name} is nested too deeply to store as JSON; flatten it"
-        ) from None
-    except (TypeError, ValueError) as exc:
-        raise TypeError(f"{owner}: {name} must be JSON-serialisable ({exc})") from None
-    if "\\ud" in text:  # a surrogate escape: part of a pair (an emoji), or lone?
-        check_encodable(json.dumps(value, ensure_ascii=False), name, owner)
-    return text

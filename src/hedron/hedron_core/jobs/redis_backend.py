@@ -17,20 +17,29 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from . import _redis_scripts as lua
+from ._checks import (
+    check_job_id,
+    check_job_types,
+    check_key,
+    check_number,
+    dump_json,
+    is_job_id,
+)
 from ._clock import clock_or_current
 from ._machine import (
     IdempotencyConflictError,
     IllegalTransitionError,
     JobNotFoundError,
-    check_number,
+    cleanup_now,
     coerce_state,
     make_progress,
     new_job_id,
+    validate_lease,
     validate_mark,
     validate_scope,
     validate_submit,
 )
-from ._types import JobProgress, JobScope, JobState, JobStatus, check_encodable, dump_json
+from ._types import JobProgress, JobScope, JobState, JobStatus
 
 if TYPE_CHECKING:
     import redis
@@ -100,9 +109,10 @@ class RedisJobBackend:
         check: bool = True,
         owns_client: bool | None = None,
     ) -> None:
-        if not isinstance(prefix, str) or not prefix:
-            raise ValueError(f"RedisJobBackend: prefix must be a non-empty str, got {prefix!r}")
-        check_encodable(prefix, "prefix", "RedisJobBackend")
+        check_key(prefix, "prefix", "RedisJobBackend")
+        for name, flag in (("check", check), ("owns_client", owns_client)):
+            if not isinstance(flag, bool) and not (name == "owns_client" and flag is None):
+                raise TypeError(f"RedisJobBackend: {name} must be True or False, got {flag!r}")
         if retention_s == math.inf:
             raise ValueError(
                 "RedisJobBackend: retention_s must be a finite number; write 0 to keep "
@@ -170,13 +180,9 @@ class RedisJobBackend:
         return f"{self.prefix}job:{job_id}"
 
     def _idem_key(self, subject: str, tenant: str, key: str) -> str:
-        parts = (subject, tenant, key)
-        # Joined with NUL, ("a\0b", "c") and ("a", "b\0c") would share a key. JSON text (which
-        # escapes NUL) tells every triple apart and never equals a NUL-joined text of NUL-free
-        # parts (that holds exactly two NULs), so the keys stored for those keep working.
-        nul = any("\x00" in part for part in parts)
-        text = json.dumps(parts) if nul else "\x00".join(parts)
-        digest = hashlib.sha256(text.encode()).hexdigest()
+        # Joined with NUL: none of the three holds one (submit refuses it), so two different
+        # triples never give the same text.
+        digest = hashlib.sha256("\x00".join((subject, tenant, key)).encode()).hexdigest()
         return f"{self.prefix}idem:{digest}"
 
     def ping(self) -> None:
@@ -252,15 +258,18 @@ class RedisJobBackend:
     def get(self, job_id: str, *, auth_subject: str, tenant_id: str) -> JobStatus | None:
         """The job if it exists in this scope, else ``None`` (a foreign job looks missing)."""
         validate_scope(auth_subject, tenant_id, "get")
+        if not is_job_id(job_id, "get"):
+            return None
         status = self.load(job_id)
         if status is None or not status.owned_by(auth_subject, tenant_id):
             return None
         return status
 
     def request_cancel(self, job_id: str, *, auth_subject: str, tenant_id: str) -> JobStatus | None:
-        """Cancel a QUEUED job, flag a RUNNING one; ``None`` when missing or foreign."""
+        """Cancel a QUEUED job, flag a RUNNING one and return it; ``None`` when no cancel was
+        recorded (missing, foreign or finished job)."""
         validate_scope(auth_subject, tenant_id, "request_cancel")
-        if not isinstance(job_id, str) or not job_id:
+        if not is_job_id(job_id, "request_cancel"):
             return None
         reply = self._run(
             "CANCEL",
@@ -277,7 +286,7 @@ class RedisJobBackend:
 
     def load(self, job_id: str) -> JobStatus | None:
         """Unscoped read for workers; ``None`` if the job does not exist."""
-        if not isinstance(job_id, str) or not job_id:
+        if not is_job_id(job_id, "load"):
             return None
         try:
             fields = self._r.hgetall(self._key(job_id))
@@ -300,11 +309,12 @@ class RedisJobBackend:
         self, job_id: str, state: JobState, *, result: Any = None, error: str | None = None
     ) -> JobStatus:
         """Move the job forward (see :meth:`JobBackend.mark`); atomic across processes."""
+        check_job_id(job_id, "mark")
         new_state = coerce_state(state)
         result_json, error = validate_mark(new_state, result, error)
         reply = self._run(
             "MARK",
-            str(job_id),
+            job_id,
             new_state.value,
             repr(self._clock()),
             result_json or "",
@@ -318,10 +328,11 @@ class RedisJobBackend:
 
     def progress(self, job_id: str, k: int, n: int, message: str = "") -> JobStatus:
         """Record progress ``k`` of ``n`` while RUNNING (see :meth:`JobBackend.progress`)."""
+        check_job_id(job_id, "progress")
         prog = make_progress(k, n, message)
         reply = self._run(
             "PROGRESS",
-            str(job_id),
+            job_id,
             prog.k,
             prog.n,
             prog.message,
@@ -341,18 +352,22 @@ class RedisJobBackend:
 
     def claim(self, job_id: str, *, worker: str, lease_s: float) -> JobStatus | None:
         """Claim a QUEUED job, or a RUNNING one whose lease ran out; ``None`` otherwise."""
+        check_job_id(job_id, "claim")
+        lease_s = validate_lease(worker, lease_s, "claim")
         now = self._clock()
-        reply = self._run("CLAIM", str(job_id), worker, repr(now), repr(now + lease_s), op="claim")
+        reply = self._run("CLAIM", job_id, worker, repr(now), repr(now + lease_s), op="claim")
         return _decode(reply) if reply else None
 
     def claim_next(
         self, *, worker: str, lease_s: float, job_types: Collection[str] | None = None
     ) -> JobStatus | None:
         """Claim the oldest claimable job (expired leases first), optionally of ``job_types``."""
+        lease_s = validate_lease(worker, lease_s, "claim_next")
+        wanted = check_job_types(job_types, "claim_next")
+        if wanted == ():
+            return None
         now = self._clock()
-        types = [] if job_types is None else ["1", *job_types]
-        if not types:
-            types = ["0"]
+        types = ["0"] if wanted is None else ["1", *wanted]
         reply = self._run(
             "CLAIM_NEXT", worker, repr(now), repr(now + lease_s), *types, op="claim_next"
         )
@@ -360,8 +375,18 @@ class RedisJobBackend:
 
     def renew(self, job_id: str, *, worker: str, lease_s: float) -> bool:
         """Extend ``worker``'s lease on a RUNNING job; ``False`` if it holds none."""
+        check_job_id(job_id, "renew")
+        return self._lease(job_id, worker, validate_lease(worker, lease_s, "renew"), "renew")
+
+    def release(self, job_id: str, *, worker: str) -> bool:
+        """End ``worker``'s lease on a RUNNING job now, so that another worker may claim it
+        at once (a runner that stops does this); ``False`` if it holds no lease."""
+        check_job_id(job_id, "release")
+        return self._lease(job_id, check_key(worker, "worker", "release"), 0.0, "release")
+
+    def _lease(self, job_id: str, worker: str, lease_s: float, op: str) -> bool:
         now = self._clock()
-        reply = self._run("RENEW", str(job_id), worker, repr(now), repr(now + lease_s), op="renew")
+        reply = self._run("RENEW", job_id, worker, repr(now), repr(now + lease_s), op=op)
         return bool(int(reply))
 
     def expired_leases(self, *, now: float | None = None, limit: int = 100) -> list[str]:
@@ -388,7 +413,7 @@ class RedisJobBackend:
         script, so a QUEUED or RUNNING job is never deleted. Run it on a schedule (Celery
         beat, an RQ cron job, or a systemd timer) - Redis also expires finished jobs by itself.
         """
-        cutoff = (self._clock() if now is None else now) - self.retention_s
+        cutoff = cleanup_now(now, self._clock) - self.retention_s
         total = 0
         while True:
             deleted, seen = self._run("CLEANUP", repr(cutoff), _CLEANUP_BATCH, op="cleanup")
