@@ -11,9 +11,7 @@ import pytest
 from docsite.testing.browser import chromium_browser
 from docsite.testing.live_server import serve
 from docsite.testing.redis_server import RedisServer, running_redis
-from tryit.recipe import recipe_names
-
-RECIPES = frozenset(recipe_names())
+from tests._support.selection import about, wanted_recipes
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
@@ -24,34 +22,6 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         metavar="NAME",
         help="run only the checks of this recipe (repeatable): scripts/test --recipe NAME",
     )
-
-
-def about(item: pytest.Item) -> frozenset[str]:
-    """The recipes a test checks: its ``name``/``recipe`` parameter when that names a recipe,
-    or the names of its ``recipes`` mark (``@pytest.mark.recipes("a", "b")``)."""
-    callspec = getattr(item, "callspec", None)
-    params = callspec.params if callspec is not None else {}
-    found = {params[k] for k in ("name", "recipe") if isinstance(params.get(k), str)}
-    marker = item.get_closest_marker("recipes")
-    if marker is not None:
-        found |= set(marker.args)
-    return frozenset(found & RECIPES)
-
-
-def wanted_recipes(config: pytest.Config) -> list[str]:
-    """The recipes ``--recipe`` names (every recipe without it). A module-scoped fixture that
-    runs several recipes at once (the real replays) runs only these.
-
-    Raises:
-        pytest.UsageError: a name is not a recipe.
-    """
-    names: list[str] = config.getoption("recipe")
-    unknown = sorted(set(names) - RECIPES)
-    if unknown:
-        raise pytest.UsageError(
-            f"--recipe: no recipe named {unknown} (recipes/: {sorted(RECIPES)})"
-        )
-    return names or sorted(RECIPES)
 
 
 @pytest.fixture(scope="module")
@@ -79,13 +49,15 @@ def redis_server() -> Iterator[RedisServer]:
 @pytest.hookimpl(tryfirst=True)  # before ``-m`` selects by mark
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """A test that opens Chromium is a ``browser`` test, marked or not: ``scripts/test`` runs
-    those one at a time, after the others. With ``--recipe NAME`` only the tests about that
+    those one at a time, after the others; one that needs the built site is ``slow``
+    (``scripts/test --quick`` leaves it out). With ``--recipe NAME`` only the tests about that
     recipe are kept."""
     for item in items:
-        if "chromium" in getattr(item, "fixturenames", ()) and not item.get_closest_marker(
-            "browser"
-        ):
+        fixtures = getattr(item, "fixturenames", ())
+        if "chromium" in fixtures and not item.get_closest_marker("browser"):
             item.add_marker(pytest.mark.browser)
+        if {"built_site", "site_server"} & set(fixtures):  # the whole site is built for it
+            item.add_marker(pytest.mark.slow)
     if config.getoption("recipe"):
         wanted = set(wanted_recipes(config))
         keep = [item for item in items if about(item) & wanted]

@@ -17,7 +17,7 @@ from examples_data import LOCAL_DEPS, LOCK_TEXT
 
 from docsite.examples.plan import later
 from docsite.pages import recipes as site_pages
-from tryit.recipe import load_recipe
+from tryit.recipe import load_recipe, recipe_names
 
 ROOT = Path(__file__).resolve().parents[2]
 SITE = "https://docs.test/site/"
@@ -264,6 +264,27 @@ def test_committed_tree_and_lock_are_fresh(examples: ModuleType) -> None:
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "up to date" in proc.stdout
     assert examples.lock_problems(examples.load_recipes(), examples.read_lock()) == []
+
+
+@pytest.fixture(scope="module")
+def current_tree(examples: ModuleType) -> dict[str, bytes]:
+    return dict(examples.current_tree())
+
+
+@pytest.mark.parametrize("name", recipe_names())
+def test_the_committed_example_of_each_recipe_is_fresh(
+    examples: ModuleType, current_tree: dict[str, bytes], name: str
+) -> None:
+    """One recipe's part of that check (``scripts/test --recipe NAME`` runs it)."""
+    mine = {
+        path: data
+        for path, data in current_tree.items()
+        if path.startswith(f"{name}/") or path == f"_quickstart/{name}.md"
+    }
+    assert f"{name}/README.md" in mine
+    stale = examples.check_tree(mine, examples.EXAMPLES_DIR)
+    stale = [line for line in stale if not line.startswith("extra: ")]
+    assert stale == [], f"docs/examples/ is stale for {name}: run `scripts/recipe sync {name}`"
 
 
 def test_a_stale_lock_stops_the_generator_with_what_to_run(

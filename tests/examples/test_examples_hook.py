@@ -15,6 +15,8 @@ from types import ModuleType
 
 import pytest
 
+pytestmark = pytest.mark.slow  # builds the wheels and the site
+
 
 def test_mkdocs_build_publishes_examples_archives_wheels_and_script(
     examples: ModuleType, build: Callable[..., dict[str, bytes]], recipes_dir: Path, tmp_path: Path

@@ -68,7 +68,10 @@ def test_stepping_gives_the_committed_transcript_one_request_per_step(
             await page.close()
 
     seen = loop.run(go())
-    assert [line for step in seen["steps"] for line in step] == committed
+    assert [line for step in seen["steps"] for line in step] == committed, (
+        f"the demo no longer gives recipes/{name}/transcript.txt; if the change is meant, "
+        f"record it: scripts/recipe sync {name}"
+    )
     for lines in seen["steps"]:
         assert len([line for line in lines if " -> " in line]) == 1, lines
     assert seen["again"] == committed  # Reset, then Run to end: the same run

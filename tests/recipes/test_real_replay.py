@@ -17,6 +17,7 @@ import pytest
 
 from docsite.replay._loop import BrowserLoop
 from docsite.replay.runs import real_transcripts, replay_bound
+from tests._support.selection import wanted_recipes
 from tryit import load_recipe, recipe_names
 from tryit._record import Recorder
 
@@ -31,10 +32,11 @@ pytestmark = [
 
 
 @pytest.fixture(scope="module")
-def replays() -> dict[str, Recorder | BaseException]:
-    """All the real runs, side by side (about the longest recipe's window in all)."""
+def replays(request: pytest.FixtureRequest) -> dict[str, Recorder | BaseException]:
+    """The real runs of every recipe (or of those ``--recipe`` names), side by side (about the
+    longest recipe's window in all)."""
     with BrowserLoop() as loop:
-        return real_transcripts(NAMES, loop)
+        return real_transcripts(wanted_recipes(request.config), loop)
 
 
 @pytest.mark.parametrize("name", NAMES)
@@ -47,4 +49,9 @@ def test_a_real_run_gives_the_committed_transcript(
     committed = load_recipe(name).transcript_path.read_text(encoding="utf-8").splitlines()
     diff = difflib.unified_diff(committed, run.lines, "transcript.txt", "real run", lineterm="")
     explain = [*diff, "", "the real run's requests, with their unrounded times:", *run.timeline()]
+    explain += [
+        "",
+        f"the demo and a real run disagree: the demo's run (scripts/recipe sync {name}",
+        "records it) must be what the code does for real",
+    ]
     assert run.lines == committed, "\n".join(explain)

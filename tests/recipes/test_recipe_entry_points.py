@@ -17,7 +17,11 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
+import pytest
+
 from tryit import load_recipe
+
+pytestmark = pytest.mark.slow  # each recipe's entry point in a process of its own
 
 SUBPROCESS_TIMEOUT_S = 120
 #: ``python -c VIRTUAL_TIME script.py``: run a script as ``__main__`` under resq's virtual

@@ -13,12 +13,17 @@ from tryit.recipe import KEYS, load_recipe, load_recipes, recipe_names
 ROOT = Path(__file__).resolve().parents[2]
 
 
-def test_every_recipe_loads_and_its_run_is_a_plan() -> None:
+def test_the_recipes_are_the_folders_with_a_recipe_toml() -> None:
     recipes = load_recipes()
     assert [r.name for r in recipes] == recipe_names() == sorted(recipe_names())
-    for recipe in recipes:
-        assert recipe.folder == ROOT / "recipes" / recipe.name
-        assert recipe.plan.server.app.endswith(":app")
+    assert {p.parent.name for p in (ROOT / "recipes").glob("*/recipe.toml")} == set(recipe_names())
+
+
+@pytest.mark.parametrize("name", recipe_names())
+def test_each_recipe_loads_and_its_run_is_a_plan(name: str) -> None:
+    recipe = load_recipe(name)
+    assert recipe.folder == ROOT / "recipes" / name
+    assert recipe.plan.server.app.endswith(":app")
 
 
 @pytest.fixture

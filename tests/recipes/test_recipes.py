@@ -45,7 +45,10 @@ def test_recipe_folder_follows_the_format(name: str) -> None:
 @pytest.mark.parametrize("name", RESQ)
 def test_transcript_matches_the_committed_one(name: str) -> None:
     committed = load_recipe(name).transcript_path.read_text(encoding="utf-8")
-    assert as_text(run_to_end(name)) == committed
+    assert as_text(run_to_end(name)) == committed, (
+        f"the demo no longer gives recipes/{name}/transcript.txt; if the change is meant, "
+        f"record it: scripts/recipe sync {name}"
+    )
 
 
 @pytest.mark.parametrize("name", RESQ)

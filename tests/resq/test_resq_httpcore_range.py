@@ -20,6 +20,8 @@ from pathlib import Path
 
 import pytest
 
+pytestmark = pytest.mark.slow  # installs httpcore's lowest and highest versions
+
 ROOT = Path(__file__).resolve().parents[2]
 #: The newest httpcore release below the range's upper bound that this suite knows of; a
 #: newer 1.x is tested by the suite itself once it is the installed one.

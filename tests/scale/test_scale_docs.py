@@ -11,9 +11,13 @@ import sys
 import uuid
 from pathlib import Path
 
+import pytest
+
 from docsite.paths import REPO as ROOT
 from docsite.testing.redis_server import RedisServer, free_port
 from docsite.testing.scale.procs import VENV_BIN, ManagedProcess, uvicorn_argv, wait_http_ready
+
+pytestmark = pytest.mark.slow  # the guide's processes, for real
 
 GUIDE = ROOT / "docs" / "hedron" / "scaling-out.md"
 FENCE = re.compile(r'^```(\w+)(?: title="([^"]+)")?\n(.*?)^```$', re.M | re.S)

@@ -16,6 +16,8 @@ from docsite.testing.scale.stack import ENGINES, Stack, engine_env, stack
 from hedron.integrations.rq import rq_job_id
 from resq import Requests
 
+pytestmark = pytest.mark.slow  # real Celery and RQ workers
+
 ALICE = {"x-user": "alice", "x-tenant": "acme"}
 
 

@@ -22,6 +22,8 @@ from docsite.testing.scale.tasks import TASKS
 from hedron.integrations import UNAVAILABLE_DETAIL, ScaleConfig
 from hedron_core.jobs import JobState
 
+pytestmark = pytest.mark.slow  # real workers, killed and restarted
+
 ALICE = {"auth_subject": "alice", "tenant_id": "acme"}
 
 

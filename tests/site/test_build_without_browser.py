@@ -16,10 +16,13 @@ import pytest
 from docsite.paths import REPO
 from docsite.testing.browser import CHROMIUM
 
-pytestmark = pytest.mark.skipif(
-    shutil.which("unshare") is None or os.geteuid() != 0,
-    reason="needs root's unshare to put a broken Chromium in place",
-)
+pytestmark = [
+    pytest.mark.slow,  # the whole site
+    pytest.mark.skipif(
+        shutil.which("unshare") is None or os.geteuid() != 0,
+        reason="needs root's unshare to put a broken Chromium in place",
+    ),
+]
 
 # In a mount namespace of its own, /usr/bin/chromium is replaced by a program that fails.
 BROKEN = 'mount --bind "$1" "$2" && shift 2 && exec "$@"'

@@ -20,6 +20,8 @@ import pytest
 from docsite.runtime import build as runtime
 from docsite.runtime import bytecode, lockfile
 
+pytestmark = pytest.mark.slow  # runs Pyodide under Node
+
 ROOT = Path(__file__).resolve().parents[2]
 
 

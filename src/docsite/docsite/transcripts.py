@@ -11,9 +11,11 @@ processes: Redis, workers, a restart) has no demo: its real run is its transcrip
 Usage::
 
     python scripts/transcripts.py            # check all, exit 1 on any difference
-    python scripts/transcripts.py --update   # rewrite the files that differ
     python scripts/transcripts.py --real     # check the real runs as well
     python scripts/transcripts.py NAME ...   # only these recipes
+
+To record a transcript again, run ``scripts/recipe sync NAME`` (:mod:`docsite.sync`): it
+writes the transcript with :func:`record`, then the example tree that quotes it.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ import sys
 from docsite.replay._loop import BrowserLoop
 from docsite.replay.runs import demo_transcripts, real_transcripts
 from tryit import load_recipe, recipe_names
-from tryit._record import as_text
+from tryit._record import Recorder, as_text
 
 
 def _differs(name: str, what: str, committed: str, produced: str) -> None:
@@ -35,16 +37,55 @@ def _differs(name: str, what: str, committed: str, produced: str) -> None:
     print("\n".join(diff))
 
 
-def main(argv: list[str]) -> int:
-    update, real = "--update" in argv, "--real" in argv
-    names = [a for a in argv if not a.startswith("-")] or recipe_names()
+def _produce(
+    names: list[str], *, real: bool
+) -> tuple[dict[str, list[str]], dict[str, Recorder | BaseException]]:
+    """The demo's transcripts of ``names`` that run in a browser, and the real runs of the
+    others (of all of them with ``real``)."""
     in_browser = [n for n in names if load_recipe(n).in_browser]
     # a recipe that cannot run in a browser ([real]) has only its real run to record
     for_real = names if real else [n for n in names if n not in in_browser]
-    status = 0
     with BrowserLoop() as loop:
         produced = demo_transcripts(in_browser, loop)
         replays = real_transcripts(for_real, loop) if for_real else {}
+    return produced, replays
+
+
+def record(names: list[str]) -> list[str]:
+    """Record the transcripts of ``names`` again and write those that changed; return one
+    ``wrote: recipes/NAME/transcript.txt`` line per file written.
+
+    Raises:
+        ValueError: a recipe's real run failed (no transcript to record).
+    """
+    produced, replays = _produce(names, real=False)
+    written = []
+    for name in names:
+        if name in produced:
+            text = as_text(produced[name])
+        else:
+            replay = replays[name]
+            if isinstance(replay, BaseException):
+                raise ValueError(f"recipe {name}: its real run failed: {replay!r}") from replay
+            text = as_text(replay.lines)
+        path = load_recipe(name).transcript_path
+        if not path.exists() or path.read_text(encoding="utf-8") != text:
+            path.write_text(text, encoding="utf-8")
+            written.append(f"wrote: recipes/{name}/transcript.txt")
+    return written
+
+
+FIX = "scripts/recipe sync {name}"  #: the command that records a transcript again
+
+
+def main(argv: list[str]) -> int:
+    if "--update" in argv:
+        print("record transcripts with: scripts/recipe sync NAME (or --all)", file=sys.stderr)
+        return 2
+    real = "--real" in argv
+    names = [a for a in argv if not a.startswith("-")] or recipe_names()
+    status = 0
+    produced, replays = _produce(names, real=real)
     for name in names:
         path = load_recipe(name).transcript_path
         committed = path.read_text(encoding="utf-8") if path.exists() else ""
@@ -59,13 +100,10 @@ def main(argv: list[str]) -> int:
             text, what = as_text(replay.lines), "real run"
         if text == committed:
             print(f"ok       {name} ({what})")
-        elif update:
-            path.write_text(text, encoding="utf-8")
-            print(f"updated  {name} ({what})")
-            committed = text
         else:
             status = 1
             _differs(name, what, committed, text)
+            print(f"to record it again: {FIX.format(name=name)}")
         if name in replays and name in produced:
             replay = replays[name]
             if isinstance(replay, BaseException):

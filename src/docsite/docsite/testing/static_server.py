@@ -104,6 +104,10 @@ class StaticServer:
             no-store`` and has no ``Last-Modified`` (the worst case for a later visit).
         precompressed: Serve a file's ``.br`` copy, where there is one, to clients that
             accept brotli (as a host set up for precompressed files does).
+        port: The port to listen on (``0``: a free one).
+
+    Raises:
+        OSError: ``port`` is taken.
     """
 
     def __init__(
@@ -113,6 +117,7 @@ class StaticServer:
         mime_types: dict[str, str] | None = None,
         no_store: bool = False,
         precompressed: bool = False,
+        port: int = 0,
     ) -> None:
         handler_cls: type[_Handler] = _Handler
         overrides: dict[str, object] = {"no_store": no_store, "precompressed": precompressed}
@@ -121,7 +126,7 @@ class StaticServer:
         handler_cls = type("_OverrideHandler", (_Handler,), overrides)
         self.root = root
         handler = functools.partial(handler_cls, directory=str(root))
-        self._server = _Server(("127.0.0.1", 0), handler)
+        self._server = _Server(("127.0.0.1", port), handler)
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
     @property
