@@ -138,6 +138,9 @@ def synthetic(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> str:
         folder=tmp_path,
         library="hedron",
         title="Synthetic",
+        summary="A page that polls forever.",
+        files=("app.py",),
+        run=("uvicorn app:app --port 8000",),
         demo=Demo(interval=1, window=3, click="#multi button"),
     )
     real = worker.load_recipe

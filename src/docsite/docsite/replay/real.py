@@ -30,6 +30,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from docsite.paths import DOCS
+from docsite.replay._environ import copied, job_runner
 from docsite.replay.stack import Served, real_stack
 from docsite.testing.live_server import serve
 from tryit._record import Recorder, RecordingApp
@@ -43,15 +44,8 @@ SLACK_S = 15.0  # beyond the window: a slow machine's start-up
 @contextlib.contextmanager
 def real_app(recipe: Recipe, recorder: Recorder) -> Iterator[str]:
     """The recipe's app, freshly imported, under uvicorn behind ``recorder``; its base URL."""
-    saved = os.environ.get("HEDRON_JOB_RUNNER")
-    os.environ["HEDRON_JOB_RUNNER"] = "threads"  # as under uvicorn: local_runner's threads
-    try:
+    with job_runner("threads"):  # as under uvicorn: local_runner's threads
         module = recipe.load(recipe.app_file)
-    finally:
-        if saved is None:
-            os.environ.pop("HEDRON_JOB_RUNNER", None)
-        else:
-            os.environ["HEDRON_JOB_RUNNER"] = saved
     runner = runner_of(recipe, module)
     try:
         app = RecordingApp(module.app, recorder, skip=static_prefix(module.app))
@@ -73,7 +67,7 @@ def served(recipe: Recipe, recorder: Recorder) -> Iterator[Served]:
             yield stack
         return
     with real_app(recipe, recorder) as base_url:
-        yield Served(base_url, recipe.folder, dict(os.environ))
+        yield Served(base_url, recipe.folder, copied())
 
 
 def _recorder(recipe: Recipe, **kwargs: Any) -> Recorder:

@@ -32,6 +32,7 @@ from pathlib import Path
 from string import Template
 from typing import IO, Any
 
+from docsite.replay._environ import copied
 from docsite.testing.processes import ManagedProcess
 from docsite.testing.redis_server import RedisServer, free_port
 from tryit._record import Recorder
@@ -169,7 +170,7 @@ def _restart(
 
 
 def _environment(recipe: Recipe, folder: Path) -> dict[str, str]:
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
+    env = {**copied(), "PYTHONUNBUFFERED": "1"}
     env.pop("HEDRON_JOB_RUNNER", None)  # local_runner picks threads, as under uvicorn
     env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
     env.update(dict(recipe.real.env if recipe.real else ()))
