@@ -40,6 +40,7 @@ import pytest
 
 from docsite.examples import docs as examples_docs
 from docsite.examples.plan import file_infos, later, read_transcript
+from tests._support.selection import wanted_recipes
 from tryit.recipe import load_recipe
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -140,11 +141,20 @@ def wheelhouse() -> Path:
 
 
 @pytest.fixture(scope="module")
-def reader(pages: dict[str, str], wheelhouse: Path, tmp_path_factory: Any) -> tuple[Path, Path]:
-    """Every example downloaded and installed from its page's block; ``(folder, venv bin)``."""
+def chosen(request: pytest.FixtureRequest) -> list[str]:
+    """The examples this run is about: every one, or those ``--recipe`` names."""
+    wanted = set(wanted_recipes(request.config))
+    return [name for name in EXAMPLES if name in wanted] or EXAMPLES[:1]
+
+
+@pytest.fixture(scope="module")
+def reader(
+    pages: dict[str, str], wheelhouse: Path, tmp_path_factory: Any, chosen: list[str]
+) -> tuple[Path, Path]:
+    """Each example downloaded and installed from its page's block; ``(folder, venv bin)``."""
     work = tmp_path_factory.mktemp("reader")
     env = _offline_env(wheelhouse)
-    first, *others = EXAMPLES
+    first, *others = chosen
     _bash(blocks(pages[first])[examples_docs.SETUP_TITLE], work, env)
     venv = work / first / ".venv"
     for name in others:
@@ -156,7 +166,7 @@ def reader(pages: dict[str, str], wheelhouse: Path, tmp_path_factory: Any) -> tu
 
 
 def test_the_setup_block_installs_this_builds_wheels_from_the_example(
-    reader: tuple[Path, Path], served_manifest: dict[str, Any]
+    reader: tuple[Path, Path], served_manifest: dict[str, Any], chosen: list[str]
 ) -> None:
     """resq and hedron came from the example's wheels/ (no index had them), pinned by hash."""
     work, bin_dir = reader
@@ -166,7 +176,7 @@ def test_the_setup_block_installs_this_builds_wheels_from_the_example(
         origin = json.loads((info / "direct_url.json").read_text())["url"]
         assert origin.startswith("file://"), origin
         assert origin.endswith(f"/wheels/{wheel}"), origin
-    for name in EXAMPLES:
+    for name in chosen:
         reqs = (work / name / "requirements.txt").read_text()
         assert "://" not in reqs  # nothing to fetch from the site: it may be down
         for wheel in served_manifest["examples"][name]["wheels"]:
@@ -175,10 +185,10 @@ def test_the_setup_block_installs_this_builds_wheels_from_the_example(
 
 
 def test_a_tampered_wheel_is_refused_by_the_hash_check(
-    reader: tuple[Path, Path], served_manifest: dict[str, Any], wheelhouse: Path
+    reader: tuple[Path, Path], served_manifest: dict[str, Any], wheelhouse: Path, chosen: list[str]
 ) -> None:
     work, bin_dir = reader
-    name = EXAMPLES[0]
+    name = chosen[0]
     copy = work / f"{name}-tampered"
     shutil.copytree(work / name, copy, ignore=shutil.ignore_patterns(".venv"))
     (wheel,) = served_manifest["examples"][name]["wheels"][:1]
@@ -239,8 +249,9 @@ def runs(
     pages: dict[str, str],
     served_manifest: dict[str, Any],
     tmp_path_factory: Any,
+    chosen: list[str],
 ) -> dict[str, dict[str, Any]]:
-    """Every example's run block pasted side by side, each in its own network namespace."""
+    """Each example's run block pasted side by side, each in its own network namespace."""
     probe = subprocess.run(["unshare", "--net", "true"], capture_output=True, check=False)
     assert probe.returncode == 0, (
         "these tests need `unshare --net` (root): " + probe.stderr.decode()
@@ -254,7 +265,7 @@ def runs(
     # recursion depth mismatch").
     specs = {
         name: _spec(name, pages[name], work / name, bin_dir, served_manifest["examples"][name])
-        for name in EXAMPLES
+        for name in chosen
     }
 
     def one(name: str) -> dict[str, Any]:
@@ -269,8 +280,8 @@ def runs(
         report: dict[str, Any] = json.loads(proc.stdout)
         return {**report, "spec": spec}
 
-    with concurrent.futures.ThreadPoolExecutor(max_workers=len(EXAMPLES)) as pool:
-        return dict(zip(EXAMPLES, pool.map(one, EXAMPLES), strict=True))
+    with concurrent.futures.ThreadPoolExecutor(max_workers=len(chosen)) as pool:
+        return dict(zip(chosen, pool.map(one, chosen), strict=True))
 
 
 def _recipe_transcript(name: str) -> Any:
