@@ -9,8 +9,9 @@ What a build adds to the hand-written pages in ``docs/``:
 - **Markers in hand-written pages**: ``<!-- tryit: NAME -->`` becomes that recipe's widget,
   ``<!-- recipes -->`` the box of the guide's features and their recipes,
   ``<!-- component-gallery -->`` the table of every component, ``<!-- install -->`` the
-  commands installing this build's wheels; the guides' mentions of public objects link to
-  their reference entries.
+  commands installing this build's wheels, ``<!-- quickstart: NAME -->`` an example's
+  download-and-run commands (both for the site's address); the guides' mentions of public
+  objects link to their reference entries.
 - **Nav**: sections are completed from what exists; the Recipes, component gallery and API
   reference sections are generated.
 - **Try it**: the runtime (:mod:`docsite.runtime`, cached in ``.cache/site/``) is built before
@@ -185,6 +186,7 @@ class SitePlugin(BasePlugin[SiteConfig]):
         markdown = guide_features.embed_features(markdown, where, self._features(), titles)
         markdown = component_pages.embed_gallery(markdown, where)
         markdown = install_block.embed_install(markdown, config["site_url"])
+        markdown = install_block.embed_quickstart(markdown, config["site_url"], where)
         library = _guide_library(where)
         if library is not None:
             names = reference_pages.identifiers(REPO).get(library, {})
