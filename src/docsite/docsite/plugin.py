@@ -31,6 +31,7 @@ JavaScript (a wrong wasm type makes ``loadPyodide`` hang silently).
 from __future__ import annotations
 
 import json
+import logging
 import mimetypes
 import os
 import shutil
@@ -60,6 +61,7 @@ mimetypes.add_type("application/wasm", ".wasm")
 mimetypes.add_type("text/javascript", ".mjs")
 
 RUNTIME_DIR = "_tryit"
+log = logging.getLogger(f"mkdocs.plugins.{__name__}")
 
 
 class SiteConfig(base.Config):
@@ -80,6 +82,7 @@ class SitePlugin(BasePlugin[SiteConfig]):
 
     def __init__(self) -> None:
         self._build: dict[str, Any] = {}
+        self._command = "build"
 
     # What one build reads once; emptied when a (re)build starts.
 
@@ -153,8 +156,17 @@ class SitePlugin(BasePlugin[SiteConfig]):
 
     # MkDocs events, in the order a build runs them.
 
+    def on_startup(self, *, command: str, dirty: bool) -> None:
+        self._command = command
+
     def on_config(self, config: Any) -> Any:
         self._build.clear()  # `mkdocs serve`: every rebuild reads the recipes and sources again
+        if self._command != "serve" and config["site_url"] == examples.read_site_url():
+            log.info(
+                "site_url is %s, the local preview's address: set SITE_URL to the address "
+                "the site will be served from (scripts/build)",
+                config["site_url"],
+            )
         reference_pages.modules.cache_clear()
         if self.with_runtime:  # before the pages: they say how much a first click downloads
             runtime.build(prepared=self.prepared)
