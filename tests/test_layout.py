@@ -68,5 +68,5 @@ def test_the_top_level_is_the_fixed_layout() -> None:
     ).stdout.split()
     top = {path.split("/", 1)[0] for path in tracked}
     allowed = {"mkdocs.yml", "docs", "src", "recipes", "tests", "scripts"}
-    allowed |= {"README.md", "pyproject.toml", ".ci", ".gitignore"}
+    allowed |= {"README.md", "pyproject.toml", ".ci", ".github", ".gitignore"}
     assert top <= allowed, sorted(top - allowed)

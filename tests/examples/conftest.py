@@ -141,3 +141,26 @@ def serve_directory(folder: Path) -> Iterator[str]:
 def static_server() -> object:
     """The :func:`serve_directory` context manager (``with static_server(folder) as url``)."""
     return serve_directory
+
+
+PUBLISHED = "https://docs.test/"
+
+
+@pytest.fixture
+def site(
+    build: Callable[..., dict[str, bytes]],
+    examples: ModuleType,
+    hook: ModuleType,
+    recipes_dir: Path,
+    tmp_path: Path,
+) -> Iterator[tuple[str, Path]]:
+    """A site folder published by the hook from the made-up recipes, served; (url, folder)."""
+    examples.write_tree(build(recipes_dir, PUBLISHED), tmp_path / "tree")
+    wheels = {}
+    for dist, version in (("resq", "1.1.0"), ("hedron", "1.2.0")):
+        wheels[dist] = tmp_path / f"{dist}-{version}-py3-none-any.whl"
+        wheels[dist].write_bytes(f"not really a {dist} wheel".encode())
+    site_dir = tmp_path / "site"
+    with serve_directory(site_dir) as url:
+        hook.publish(site_dir, site_url=url, examples_dir=tmp_path / "tree", wheels=wheels)
+        yield url, site_dir

@@ -15,11 +15,15 @@ the run block into ``bash -s`` (what pasting does, one line after the other) and
   tries the README's CSRF claims, serves each extra app the README names and drives it, then
   presses Ctrl+C (SIGINT to the process group, as a terminal does).
 
-Either way it then records whether the server is gone. It prints one JSON object.
+Either way it then records whether the server is gone. A ``taken`` spec first puts another
+HTTP server on the port (recording the paths it is asked for), then pastes the run block and
+waits for bash to finish. It prints one JSON object.
 """
 
 from __future__ import annotations
 
+import functools
+import http.server
 import json
 import os
 import signal
@@ -27,6 +31,7 @@ import socket
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 import urllib.error
 import urllib.parse
@@ -195,13 +200,40 @@ def _app_run(spec: dict[str, Any]) -> dict[str, Any]:
     return report
 
 
+class _Squatter(http.server.SimpleHTTPRequestHandler):
+    """Another program's server on the example's port: answers 404, records each path."""
+
+    def do_GET(self) -> None:
+        self.server.paths.append(self.path)  # type: ignore[attr-defined]
+        self.send_error(404)
+
+    def log_message(self, format: str, *args: object) -> None:
+        pass
+
+
+def _taken_run(spec: dict[str, Any]) -> dict[str, Any]:
+    handler = functools.partial(_Squatter, directory=spec["folder"])
+    with http.server.ThreadingHTTPServer(("127.0.0.1", spec["port"]), handler) as squatter:
+        squatter.paths = []  # type: ignore[attr-defined]
+        thread = threading.Thread(target=squatter.serve_forever, args=(0.05,), daemon=True)
+        thread.start()  # listening already: bound and listening before the thread starts
+        try:
+            result = _finish(_paste(spec["run"], spec), BLOCK_TIMEOUT_S)
+        finally:
+            squatter.shutdown()
+            thread.join(timeout=5)
+        result["squatter_paths"] = list(squatter.paths)  # type: ignore[attr-defined]
+    return result
+
+
 def main(argv: list[str]) -> int:
-    """``SPEC.json`` keys: ``folder``, ``bin``, ``kind`` (``client`` or ``app``), ``run``,
+    """``SPEC.json`` keys: ``folder``, ``bin``, ``kind`` (``client``, ``app``, ``taken``), ``run``,
     ``port``; apps also ``base``, ``open``, ``curl``, ``submit_url``, ``form_data``,
     ``extras``."""
     spec = json.loads(Path(argv[1]).read_text())
     subprocess.run(["ip", "link", "set", "lo", "up"], check=True)
-    report = _client_run(spec) if spec["kind"] == "client" else _app_run(spec)
+    runs = {"client": _client_run, "app": _app_run, "taken": _taken_run}
+    report = runs[spec["kind"]](spec)
     print(json.dumps(report))
     return 0
 

@@ -14,38 +14,15 @@ import subprocess
 import sys
 import tarfile
 import urllib.request
-from collections.abc import Callable, Iterator
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
 import pytest
 
-from docsite.examples.plan import download_line
+from docsite.examples.plan import AND, download_line
 
 ROOT = Path(__file__).resolve().parents[2]
-PUBLISHED = "https://docs.test/"
-
-
-@pytest.fixture
-def site(
-    build: Callable[..., dict[str, bytes]],
-    examples: ModuleType,
-    hook: ModuleType,
-    recipes_dir: Path,
-    tmp_path: Path,
-    static_server: Any,
-) -> Iterator[tuple[str, Path]]:
-    """A site folder published by the hook from the made-up recipes, served; (url, folder)."""
-    examples.write_tree(build(recipes_dir, PUBLISHED), tmp_path / "tree")
-    wheels = {}
-    for dist, version in (("resq", "1.1.0"), ("hedron", "1.2.0")):
-        wheels[dist] = tmp_path / f"{dist}-{version}-py3-none-any.whl"
-        wheels[dist].write_bytes(f"not really a {dist} wheel".encode())
-    site_dir = tmp_path / "site"
-    with static_server(site_dir) as url:
-        hook.publish(site_dir, site_url=url, examples_dir=tmp_path / "tree", wheels=wheels)
-        yield url, site_dir
 
 
 def _run(downloader: ModuleType, *args: str, cwd: Path) -> tuple[int, str, str]:
@@ -90,13 +67,15 @@ def test_downloads_verifies_and_prints_the_next_commands(
     assert (folder / "wheels" / "hedron-1.2.0-py3-none-any.whl").read_bytes() == (
         b"not really a hedron wheel"
     )
-    assert "sha256 checked" in out
+    assert f"demo-poll: 6 files from {url} in demo-poll/, sha256 checked" in out  # the site
     entry = _manifest(site_dir)["examples"]["demo-poll"]
     next_lines = out.split("Next", 1)[1].splitlines()[1:]
     commands = "\n".join([*entry["setup"], *entry["run"]]).splitlines()
     assert [line.removeprefix("  ") for line in next_lines] == commands
     readme = (folder / "README.md").read_text()
-    assert entry["setup"][1] in readme  # the same venv, in the same place
+    (setup,) = entry["setup"]
+    assert setup.startswith("cd demo-poll" + AND)
+    assert setup.removeprefix("cd demo-poll" + AND) in readme  # the same venv, same place
     assert list(work.iterdir()) == [folder]  # no staging folder left behind
 
 
@@ -179,6 +158,7 @@ def test_no_server_listening_is_a_clear_network_error(
             downloader, "demo-poll", "--base-url", f"http://127.0.0.1:{port}", cwd=tmp_path
         )
     assert "connection refused" in err
+    assert "pass its address with --base-url" in err  # where the address comes from
     assert list(tmp_path.iterdir()) == []
 
 
@@ -188,6 +168,7 @@ def test_unresolvable_host_says_no_network(downloader: ModuleType, tmp_path: Pat
     )
     assert "cannot resolve no-such-host.invalid" in err
     assert "no network" in err
+    assert "--base-url" in err
 
 
 def test_a_tampered_archive_writes_nothing_even_with_all(

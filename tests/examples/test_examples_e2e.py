@@ -8,7 +8,8 @@ local wheelhouse of the third-party wheels (``pip download --require-hashes`` of
 lock), so resq and hedron can only come from the example's own ``wheels/``.
 
 - **Download and install**, for the first example verbatim: the download line, ``cd``, the
-  venv inside the folder, ``pip install --require-hashes``. That venv is then shared: for the
+  venv inside the folder, ``pip install --require-hashes``, chained with ``&&``. That venv
+  is then shared: for the
   other examples the block is pasted with its venv line replaced by activating it (one venv
   for all, to keep the suite's time in check).
 - **Run**, every example side by side, each in a network namespace of its own so that the
@@ -159,7 +160,7 @@ def reader(
     venv = work / first / ".venv"
     for name in others:
         block = blocks(pages[name])[examples_docs.SETUP_TITLE]
-        assert examples_docs.VENV_LINE in block.splitlines()
+        assert block.count(f"&& {examples_docs.VENV_LINE} \\\n") == 1
         shared = block.replace(examples_docs.VENV_LINE, f". {venv}/bin/activate")
         _bash(shared, work, env)
     return work, venv / "bin"

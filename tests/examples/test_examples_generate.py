@@ -15,6 +15,7 @@ from types import ModuleType
 import pytest
 from examples_data import LOCAL_DEPS, LOCK_TEXT
 
+from docsite.examples import docs as examples_docs
 from docsite.examples.plan import later
 from docsite.pages import recipes as site_pages
 from tryit.recipe import load_recipe, recipe_names
@@ -57,9 +58,9 @@ def test_code_files_are_byte_identical_and_listed_in_the_manifest(
     }
     assert entry["wheels"] == ["hedron-1.2.0-py3-none-any.whl"]  # what it installs, only
     assert entry["setup"] == [
-        "cd demo-poll",
-        "python3 -m venv .venv && . .venv/bin/activate",
-        "pip install --require-hashes -r requirements.txt",
+        "cd demo-poll \\\n"
+        "  && python3 -m venv .venv && . .venv/bin/activate \\\n"
+        "  && pip install --require-hashes -r requirements.txt"
     ]
     assert entry["run"] == ["uvicorn app:app --port 8000"]
     assert entry["open"] == "http://127.0.0.1:8000/"
@@ -131,8 +132,9 @@ def test_readme_says_what_to_run_open_expect_and_what_each_file_is_for(
     tree = build(recipes_dir, SITE)
     readme = tree["demo-poll/README.md"].decode()
     assert readme.startswith("# Demo poll\n\nA recipe made up by the tests.")
-    assert "python3 -m venv .venv && . .venv/bin/activate\n" in readme  # the one venv place
-    assert "pip install --require-hashes -r requirements.txt" in readme
+    install = "python3 -m venv .venv && . .venv/bin/activate \\\n  && pip install --require-hashes"
+    assert install in readme  # the one venv place; no install without it
+    assert "The wheels need Python 3.11 or newer" in readme
     assert _fences(readme)["Run"] == ["uvicorn app:app --port 8000"]
     assert "Open <http://127.0.0.1:8000/>" in readme
     assert "“Demo page Start”" in readme
@@ -148,10 +150,17 @@ def test_readme_says_what_to_run_open_expect_and_what_each_file_is_for(
     assert "403" in readme
     client = tree["demo-client/README.md"].decode()
     run = _fences(client)["Run"]
-    assert run[1] == "uvicorn server:app --port 8000 --log-level warning & SERVER=$!"
-    assert run[2].endswith("http://127.0.0.1:8000/ \\")
-    assert run[3] == "  && python client.py"
-    assert run[4] == "kill $SERVER"
+    assert run[2:] == [
+        "if curl -s -o /dev/null http://127.0.0.1:8000/; then",
+        '  echo "Another server answers on port 8000: stop it first." >&2',
+        "else",
+        "  uvicorn server:app --port 8000 --log-level warning & SERVER=$!",
+        "  curl -s -o /dev/null --retry 30 --retry-connrefused --retry-delay 1"
+        " http://127.0.0.1:8000/ \\",
+        "    && python client.py",
+        "  kill $SERVER",
+        "fi",
+    ]
     assert "```text\n200 done\n```" in client  # the expected client output
     assert "BASE_URL=http://127.0.0.1:8001 python client.py" in client
     assert "kill $SERVER" in client.split("## Stop the server", 1)[1]
@@ -162,21 +171,27 @@ def test_quickstart_shows_the_manifests_commands_and_the_archive_check(
 ) -> None:
     tree = build(recipes_dir, SITE)
     manifest = json.loads(tree["manifest.json"])
+    assert not [path for path in tree if path.startswith("_")]  # made at build time only
     for name in ("demo-poll", "demo-client"):
         entry = manifest["examples"][name]
-        quick = tree[f"_quickstart/{name}.md"].decode()
+        recipe = load_recipe(name, recipes_dir)
+        quick = examples_docs.quickstart(recipe, SITE)
         fences = _fences(quick)
+        # one chained command: the site it uses, named twice; then the manifest's setup
         download = (
             f"curl -fsSL {SITE}download_example.py -o download_example.py \\\n"
-            f"  && python3 download_example.py {name}"
+            f"  && python3 download_example.py --base-url {SITE} {name} \\\n"
+            "  && "
         )
-        assert fences["Download and install"] == [*download.splitlines(), *entry["setup"]]
+        assert "\n".join(fences["Download and install"]) == download + entry["setup"][0]
         run = "\n".join(entry["run"]).splitlines()
         assert fences["Run"] == run
         readme = tree[f"{name}/README.md"].decode()
         assert _fences(readme)["Run"] == run  # page, README and manifest agree
-        assert f"sha256sum -c {name}.tar.gz.sha256 && tar xzf {name}.tar.gz" in quick
+        assert f"sha256sum -c {name}.tar.gz.sha256 \\\n  && tar xzf {name}.tar.gz" in quick
         assert "| python3 -" not in quick  # a pipe would hide a failed download
+        assert f"download the example from this site, <{SITE}>" in quick
+        assert "The wheels need Python 3.11 or newer" in quick
 
 
 @pytest.mark.parametrize(
@@ -276,11 +291,7 @@ def test_the_committed_example_of_each_recipe_is_fresh(
     examples: ModuleType, current_tree: dict[str, bytes], name: str
 ) -> None:
     """One recipe's part of that check (``scripts/test --recipe NAME`` runs it)."""
-    mine = {
-        path: data
-        for path, data in current_tree.items()
-        if path.startswith(f"{name}/") or path == f"_quickstart/{name}.md"
-    }
+    mine = {path: data for path, data in current_tree.items() if path.startswith(f"{name}/")}
     assert f"{name}/README.md" in mine
     stale = examples.check_tree(mine, examples.EXAMPLES_DIR)
     stale = [line for line in stale if not line.startswith("extra: ")]
@@ -301,11 +312,11 @@ def test_a_stale_lock_stops_the_generator_with_what_to_run(
     assert examples.main(["--check"]) == 2
 
 
-def test_quickstart_markdown_matches_the_committed_snippet(examples: ModuleType) -> None:
-    names = [r.name for r in examples.load_recipes()]
-    for name in names:
-        snippet = (ROOT / "docs" / "examples" / "_quickstart" / f"{name}.md").read_text()
-        assert examples.quickstart_markdown(name) == snippet
+def test_quickstart_markdown_is_made_for_the_address_it_is_given(examples: ModuleType) -> None:
+    for recipe in examples.load_recipes():
+        quick = examples.quickstart_markdown(recipe.name, SITE)
+        assert quick == examples_docs.quickstart(recipe, SITE)
+        assert "127.0.0.1:8008" not in quick
     with pytest.raises(ValueError, match="name: no recipe 'nope'"):
         examples.quickstart_markdown("nope")
 
@@ -365,15 +376,16 @@ def test_services_start_first_in_the_background_and_the_block_stops_them(
     (recipe,) = [r for r in examples.load_recipes(recipes_dir) if r.name == "demo-poll"]
     plan = recipe.plan
     assert plan.services == ("redis-server --port 6379", "rq worker")
-    assert examples.run_block(plan)[2:] == [
+    assert examples.run_block(plan)[2:] == [  # in the foreground, uvicorn says a port is taken
         "redis-server --port 6379 & SERVICE1=$!",
         "rq worker & SERVICE2=$!",
         "uvicorn app:app --port 8000; kill $SERVICE1 $SERVICE2",
     ]
     client = dataclasses.replace(recipe, run=("redis-server &", "uvicorn s:app &", "python c.py"))
     block = examples.run_block(client.plan)
-    assert block[1] == "redis-server & SERVICE1=$!"
-    assert block[-1] == "kill $SERVER $SERVICE1"
+    assert block[2].startswith("if curl -s -o /dev/null http://127.0.0.1:8000/; then")
+    assert block[5] == "  redis-server & SERVICE1=$!"
+    assert block[-2:] == ["  kill $SERVER $SERVICE1", "fi"]
 
 
 def test_an_extra_of_a_local_distribution_brings_its_requirements(

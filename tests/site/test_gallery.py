@@ -53,8 +53,12 @@ def test_each_component_page_carries_its_python_and_what_it_renders(
     )
     assert len(blocks) == 1, name
     assert _code_text(blocks[0]).rstrip("\n") == inspect.getsource(function).rstrip("\n")
-    # the preview beside it is what that very function returns
-    assert render(Preview(function(), name=name)) in page
+    # the preview beside it is what that very function returns, inert in its HTML
+    assert component_pages.inert(render(Preview(function(), name=name))) in page
+    start = page.index('<div class="hedron-preview"')
+    preview = page[start : page.index("The Python that builds it", start)]
+    assert not re.search(r'\s(href|action|formaction|hx-(get|post|put|patch|delete))="', preview)
+    assert not re.search(r'<form\b(?![^>]*method="dialog")', preview)
     article = page.split("<article", 1)[1]
     assert article.index('class="hedron-preview"') < article.index("The Python that builds it")
 
@@ -114,10 +118,13 @@ STEP_MS = 20_000
 
 
 @pytest.mark.browser
+@pytest.mark.parametrize("javascript", [True, False], ids=["with-js", "without-js"])
 def test_previews_are_styled_by_hedron_and_make_no_request_when_clicked(
-    chromium: Any, built_site: Path, site_server: StaticServer
+    chromium: Any, built_site: Path, site_server: StaticServer, javascript: bool
 ) -> None:
-    context = chromium.new_context()
+    """Inert with the page's JavaScript, and in the HTML itself (a click before the scripts
+    ran, or a reader without JavaScript)."""
+    context = chromium.new_context(java_script_enabled=javascript)
     page = context.new_page()
     requests: list[str] = []
     page.on("request", lambda request: requests.append(request.url))

@@ -9,8 +9,9 @@ What a build adds to the hand-written pages in ``docs/``:
 - **Markers in hand-written pages**: ``<!-- tryit: NAME -->`` becomes that recipe's widget,
   ``<!-- recipes -->`` the box of the guide's features and their recipes,
   ``<!-- component-gallery -->`` the table of every component, ``<!-- install -->`` the
-  commands installing this build's wheels; the guides' mentions of public objects link to
-  their reference entries.
+  commands installing this build's wheels, ``<!-- quickstart: NAME -->`` an example's
+  download-and-run commands (both for the site's address); the guides' mentions of public
+  objects link to their reference entries.
 - **Nav**: sections are completed from what exists; the Recipes, component gallery and API
   reference sections are generated.
 - **Try it**: the runtime (:mod:`docsite.runtime`, cached in ``.cache/site/``) is built before
@@ -30,6 +31,7 @@ JavaScript (a wrong wasm type makes ``loadPyodide`` hang silently).
 from __future__ import annotations
 
 import json
+import logging
 import mimetypes
 import os
 import shutil
@@ -59,6 +61,7 @@ mimetypes.add_type("application/wasm", ".wasm")
 mimetypes.add_type("text/javascript", ".mjs")
 
 RUNTIME_DIR = "_tryit"
+log = logging.getLogger(f"mkdocs.plugins.{__name__}")
 
 
 class SiteConfig(base.Config):
@@ -79,6 +82,7 @@ class SitePlugin(BasePlugin[SiteConfig]):
 
     def __init__(self) -> None:
         self._build: dict[str, Any] = {}
+        self._command = "build"
 
     # What one build reads once; emptied when a (re)build starts.
 
@@ -152,8 +156,17 @@ class SitePlugin(BasePlugin[SiteConfig]):
 
     # MkDocs events, in the order a build runs them.
 
+    def on_startup(self, *, command: str, dirty: bool) -> None:
+        self._command = command
+
     def on_config(self, config: Any) -> Any:
         self._build.clear()  # `mkdocs serve`: every rebuild reads the recipes and sources again
+        if self._command != "serve" and config["site_url"] == examples.read_site_url():
+            log.info(
+                "site_url is %s, the local preview's address: set SITE_URL to the address "
+                "the site will be served from (scripts/build)",
+                config["site_url"],
+            )
         reference_pages.modules.cache_clear()
         if self.with_runtime:  # before the pages: they say how much a first click downloads
             runtime.build(prepared=self.prepared)
@@ -185,6 +198,7 @@ class SitePlugin(BasePlugin[SiteConfig]):
         markdown = guide_features.embed_features(markdown, where, self._features(), titles)
         markdown = component_pages.embed_gallery(markdown, where)
         markdown = install_block.embed_install(markdown, config["site_url"])
+        markdown = install_block.embed_quickstart(markdown, config["site_url"], where)
         library = _guide_library(where)
         if library is not None:
             names = reference_pages.identifiers(REPO).get(library, {})

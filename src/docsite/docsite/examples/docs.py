@@ -5,7 +5,11 @@
 
 from __future__ import annotations
 
+import tomllib
+from pathlib import Path
+
 from docsite.examples.plan import (
+    AND,
     INSTALL_LINE,
     SERVER_VAR,
     VENV_LINE,
@@ -13,6 +17,7 @@ from docsite.examples.plan import (
     Recipe,
     RunPlan,
     Transcript,
+    chained,
     curl_block,
     download_line,
     file_infos,
@@ -22,11 +27,30 @@ from docsite.examples.plan import (
     run_block,
     setup_block,
 )
+from docsite.paths import REPO
 
 #: Titles of the quickstart's shell blocks (the tests find the blocks by them).
 SETUP_TITLE = "Download and install"
 RUN_TITLE = "Run"
 CURL_TITLE = "Drive it with curl"
+
+
+def python_needed(root: Path = REPO) -> str:
+    """The Python the resq and hedron wheels need, in words (``Python 3.11 or newer``), from
+    their ``requires-python``.
+
+    Raises:
+        ValueError: a ``requires-python`` is not of the form ``>=3.N``.
+    """
+    lowest = []
+    for dist in ("resq", "hedron"):
+        path = root / "src" / dist / "pyproject.toml"
+        spec = str(tomllib.loads(path.read_text(encoding="utf-8"))["project"]["requires-python"])
+        version = spec.removeprefix(">=").strip()
+        if not spec.startswith(">=") or not version.replace(".", "").isdigit():
+            raise ValueError(f"requires-python: {path} says {spec!r}, not >=3.N")
+        lowest.append(tuple(int(part) for part in version.split(".")))
+    return "Python " + ".".join(map(str, max(lowest))) + " or newer"
 
 
 def fence(lines: list[str], lang: str = "bash", title: str = "") -> str:
@@ -78,29 +102,36 @@ def quickstart(recipe: Recipe, site_url: str) -> str:
     plan = recipe.plan
     transcript = read_transcript(recipe.folder)
     name = recipe.name
-    setup = [download_line(name, site_url), *setup_block(name)]
+    setup = [download_line(name, site_url) + AND + setup_block(name)[0]]
     if plan.background:
         how = (
             "Then run it, pasting the block as one: it starts the server in the background, "
-            "waits until it answers, runs the client and stops the server."
+            "waits until it answers, runs the client and stops the server. If another server "
+            f"already answers on port {plan.server.port}, it says so and stops."
         )
     else:
         how = "Then start the app:"
     archive = f"{site_url}examples/{name}.tar.gz"
     archive_lines = [
-        f"curl -fsSLO {archive}",
-        f"curl -fsSLO {archive}.sha256",
-        f"sha256sum -c {name}.tar.gz.sha256 && tar xzf {name}.tar.gz",
+        chained(
+            [
+                f"curl -fsSLO {archive}",
+                f"curl -fsSLO {archive}.sha256",
+                f"sha256sum -c {name}.tar.gz.sha256",
+                f"tar xzf {name}.tar.gz",
+            ]
+        )
     ]
     more = (
         "what the client asks the server"
         if plan.background
         else "how to drive the app with curl, CSRF token included"
     )
-    return f"""The download script checks every file against the site's sha256 manifest and writes
-nothing unless all of them match; if the site cannot be reached, `curl -f` stops the line with
-an error. The example installs into a virtual environment inside its own folder, every package
-pinned by hash.
+    return f"""The wheels need {python_needed()} (`python3 --version` says which you have).
+These commands download the example from this site, <{site_url}>. The download script checks
+every file against the site's sha256 manifest, and writes nothing unless all of them match.
+The block stops at the first command that fails. The example installs into a virtual
+environment inside its own folder, every package pinned by hash.
 
 {fence(setup, title=SETUP_TITLE)}
 
@@ -211,7 +242,8 @@ def readme(recipe: Recipe, site_url: str, wheels: list[str]) -> str:
     if plan.background:
         what_run = (
             "Paste it as one block: it starts the server in the background, waits until it "
-            "answers, runs the client and stops the server."
+            "answers, runs the client and stops the server. If another server already answers "
+            f"on port {plan.server.port}, it says so and stops."
         )
         sections = _resq_sections(recipe, plan, transcript)
     else:
@@ -228,9 +260,10 @@ documentation shows and tests.
 
 ## Install
 
-In this folder (a POSIX shell: Linux, macOS, WSL), a virtual environment in `.venv`:
+The wheels need {python_needed()} (`python3 --version` says which you have). In this
+folder (a POSIX shell: Linux, macOS, WSL), a virtual environment in `.venv`:
 
-{fence([VENV_LINE, INSTALL_LINE])}
+{fence([chained([VENV_LINE, INSTALL_LINE])])}
 
 `requirements.txt` pins every package by sha256, so pip refuses anything else. It installs
 {installs} from `{WHEELS_DIR}/` (the wheel this documentation was built with, no download) and

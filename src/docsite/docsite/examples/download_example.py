@@ -5,11 +5,14 @@ Standard library only. Fetch it with curl, then run it (curl's ``-f`` stops the 
 error when the site cannot be reached; ``curl … | python3 -`` would hide that and succeed)::
 
     curl -fsSL <site>/download_example.py -o download_example.py \
-        && python3 download_example.py jobs-poll
+        && python3 download_example.py --base-url <site>/ jobs-poll
     python3 download_example.py --list
     python3 download_example.py --all --dest examples
     python3 download_example.py --check jobs-poll      # compare a folder with the site
-    python3 download_example.py jobs-poll --base-url http://127.0.0.1:8008/
+
+Without ``--base-url`` (or ``$EXAMPLES_BASE_URL``) it downloads from the site that served
+it: each site serves this script with its own address as the default. The site it used is in
+the last lines it prints.
 
 Each example lands in ``<dest>/<name>/``. Its archive is checked against the sha256 the
 site's ``examples/manifest.json`` lists, and every file in it against the file's own sha256,
@@ -27,6 +30,7 @@ import hashlib
 import io
 import json
 import os
+import shlex
 import shutil
 import socket
 import sys
@@ -37,13 +41,14 @@ import urllib.parse
 import urllib.request
 from pathlib import Path, PurePosixPath
 
-#: The published documentation site (kept in step with mkdocs.yml by scripts/examples.py;
-#: the site build serves this script with the URL it is served from).
+#: The documentation site this copy came from: the site build writes its own address here.
 DEFAULT_BASE_URL = "http://127.0.0.1:8008/"
 BASE_URL_ENV = "EXAMPLES_BASE_URL"
 MANIFEST_PATH = "examples/manifest.json"
 TIMEOUT_S = 30.0
 BACKUP_SUFFIX = ".orig"
+#: Said with every error reaching a site: where the address comes from.
+ELSEWHERE = "(to download from another site, pass its address with --base-url)"
 
 
 class DownloadError(Exception):
@@ -83,9 +88,10 @@ def fetch(url: str) -> bytes:
             why = f"no answer from {host} within {TIMEOUT_S:.0f} s: no network?"
         else:
             why = f"cannot reach {host} ({reason}): no network?"
-        raise DownloadError(f"{url}: {why}") from None
+        raise DownloadError(f"{url}: {why} {ELSEWHERE}") from None
     except TimeoutError:
-        raise DownloadError(f"{url}: no answer within {TIMEOUT_S:.0f} s: no network?") from None
+        why = f"no answer within {TIMEOUT_S:.0f} s: no network?"
+        raise DownloadError(f"{url}: {why} {ELSEWHERE}") from None
     except (OSError, ValueError) as exc:
         raise DownloadError(f"{url}: {exc}") from None
 
@@ -98,7 +104,8 @@ def load_manifest(base_url: str) -> dict[str, object]:
     except DownloadError as exc:
         if "HTTP 404" in str(exc):
             raise DownloadError(
-                f"{url}: not found. Is {base_url} the resq + hedron documentation site?"
+                f"{url}: not found. Is {base_url} the resq + hedron documentation site? "
+                + ELSEWHERE
             ) from None
         raise
     try:
@@ -300,7 +307,13 @@ def _commands(manifest: dict[str, object], name: str, folder: Path) -> list[str]
         value = entry.get(key)
         if isinstance(value, list):
             commands += [c for c in value if isinstance(c, str)]
-    return [f"cd {folder}" if c == f"cd {name}" else c for c in commands]
+    into = f"cd {name}"  # the setup starts there: into the folder the example landed in
+    return [
+        f"cd {shlex.quote(str(folder))}{c[len(into) :]}"
+        if c == into or c.startswith(f"{into} ")
+        else c
+        for c in commands
+    ]
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -358,7 +371,10 @@ def _run(args: argparse.Namespace) -> int:
         print(note)
     for name, files in downloads.items():
         where = f"{dest / name}/"
-        print(f"{name}: {len(files)} files in {where}, sha256 checked against {MANIFEST_PATH}")
+        print(
+            f"{name}: {len(files)} files from {base_url} in {where}, sha256 checked against "
+            f"{MANIFEST_PATH}"
+        )
     print("\nNext (README.md in the folder says what to expect):")
     for name in downloads:
         for command in _commands(manifest, name, dest / name):

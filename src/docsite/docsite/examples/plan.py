@@ -38,19 +38,35 @@ def later(recipe: Recipe) -> tuple[str, ...]:
 VENV_LINE = "python3 -m venv .venv && . .venv/bin/activate"
 INSTALL_LINE = "pip install --require-hashes -r requirements.txt"
 SERVER_VAR = "SERVER"
+#: How the commands of a pasted block are joined: one per line, each run only when the one
+#: before it succeeded, so the block stops at its first failure.
+AND = " \\\n  && "
+
+
+def chained(commands: list[str]) -> str:
+    """``commands`` as one command line, one per line: pasted, it stops at the first failure."""
+    return AND.join(commands)
+
+
+def download_commands(name: str, site_url: str) -> list[str]:
+    """Fetch the download script from the site, then download the example from that same site
+    (``--base-url``: the command names the site it uses). curl's ``-f`` fails on an HTTP
+    error instead of saving the error page."""
+    return [
+        f"curl -fsSL {site_url}download_example.py -o download_example.py",
+        f"python3 download_example.py --base-url {site_url} {name}",
+    ]
 
 
 def download_line(name: str, site_url: str) -> str:
-    """The download command that fails loudly: curl's error stops the line before python."""
-    return (
-        f"curl -fsSL {site_url}download_example.py -o download_example.py \\\n"
-        f"  && python3 download_example.py {name}"
-    )
+    """The download, as one chained command (a failed curl stops it before python)."""
+    return chained(download_commands(name, site_url))
 
 
 def setup_block(name: str) -> list[str]:
-    """After the download: the venv inside the example's folder, and the hash-checked install."""
-    return [f"cd {name}", VENV_LINE, INSTALL_LINE]
+    """After the download, one chained command: into the example's folder, a venv there, the
+    hash-checked install. (A failed ``cd`` never leaves a venv in the reader's folder.)"""
+    return [chained([f"cd {name}", VENV_LINE, INSTALL_LINE])]
 
 
 def service_var(index: int) -> str:
@@ -58,8 +74,18 @@ def service_var(index: int) -> str:
     return f"SERVICE{index + 1}"
 
 
+def port_taken(port: int) -> str:
+    """What a run block says when another server already answers on its port."""
+    return f"Another server answers on port {port}: stop it first."
+
+
 def run_block(plan: RunPlan) -> list[str]:
-    """The run commands, pasted as one block into bash (see :attr:`tryit.recipe.Recipe.plan`)."""
+    """The run commands, pasted as one block into bash (see :attr:`tryit.recipe.Recipe.plan`).
+
+    A server in the foreground says itself when its port is taken (uvicorn: "address already
+    in use"). A server in the background would not: the client would talk to whatever answers
+    on the port, so the block first checks that nothing does.
+    """
     services = [f"{c} & {service_var(i)}=$!" for i, c in enumerate(plan.services)]
     stop = " ".join(f"${service_var(i)}" for i in range(len(plan.services)))
     if not plan.background:
@@ -71,15 +97,21 @@ def run_block(plan: RunPlan) -> list[str]:
             *services,
             f"{plan.server.command}; kill {stop}",
         ]
-    wait = f"curl -s -o /dev/null --retry 30 --retry-connrefused --retry-delay 1 {plan.server.url}/"
+    url = f"{plan.server.url}/"
+    wait = f"curl -s -o /dev/null --retry 30 --retry-connrefused --retry-delay 1 {url}"
     what = "the services and the server" if services else "the server"
     return [
         f"# Start {what} in the background, wait until it answers, run the client, stop "
         + ("them." if services else "it."),
-        *services,
-        f"{plan.server.command} & {SERVER_VAR}=$!",
-        " \\\n  && ".join([wait, *plan.clients]),
-        " ".join([f"kill ${SERVER_VAR}", stop]).strip(),
+        f"# First, make sure no other server answers on port {plan.server.port}.",
+        f"if curl -s -o /dev/null {url}; then",
+        f'  echo "{port_taken(plan.server.port)}" >&2',
+        "else",
+        *[f"  {line}" for line in services],
+        f"  {plan.server.command} & {SERVER_VAR}=$!",
+        "  " + " \\\n    && ".join([wait, *plan.clients]),
+        "  " + " ".join([f"kill ${SERVER_VAR}", stop]).strip(),
+        "fi",
     ]
 
 

@@ -11,8 +11,8 @@ recipe's exported ``files`` byte for byte, a ``requirements.txt`` pinning every 
 sha256 (``resq``/``hedron`` as the wheels the site ships inside the example, under
 ``wheels/``; the other packages from the hash lock ``scripts/requirements/examples.txt``) and
 a ``README.md`` (what it shows, the exact commands, what to expect); ``manifest.json`` records
-every file's sha256 and the example's commands; ``_quickstart/<name>.md`` is the quickstart
-a recipe page includes (also :func:`quickstart_markdown`). The site build
+every file's sha256 and the example's commands. The quickstart a recipe page shows is made at
+build time for the site's address (:func:`quickstart_markdown`). The site build
 (``docsite/examples/publish.py``) serves the tree raw and adds what only a build knows: the
 wheels, their sha256 in ``requirements.txt``, the archives and their sha256.
 
@@ -59,7 +59,6 @@ LOCK_FILE = REQUIREMENTS / "examples.txt"
 DOWNLOAD_SCRIPT = Path(__file__).resolve().parent / "download_example.py"
 MANIFEST = "manifest.json"
 MANIFEST_FORMAT = 2
-QUICKSTART_DIR = "_quickstart"
 #: Used when ``mkdocs.yml`` sets no ``site_url``: the address ``scripts/serve`` serves on.
 FALLBACK_SITE_URL = "http://127.0.0.1:8008/"
 LOCAL_DISTRIBUTIONS = ("resq", "hedron")
@@ -326,8 +325,6 @@ def build_tree(
         files["README.md"] = examples_docs.readme(recipe, site_url, wheels).encode()
         for name, data in files.items():
             tree[f"{recipe.name}/{name}"] = data
-        quick = examples_docs.quickstart(recipe, site_url)
-        tree[f"{QUICKSTART_DIR}/{recipe.name}.md"] = quick.encode()
         examples[recipe.name] = _entry(recipe, wheels, files)
     manifest = {
         "format": MANIFEST_FORMAT,

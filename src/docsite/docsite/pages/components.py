@@ -3,9 +3,14 @@
 Each page shows the component's summary, the Python that builds its example
 (``component_gallery``: the function's source, as written) right above what that very function
 returns, rendered with hedron's own stylesheet (``preview_css``, scoped to the preview) and
-inert (``docs/assets/gallery/gallery.mjs``), then the HTML, the props (from the signature and
+inert, then the HTML, the props (from the signature and
 the docstring's ``Args:``) and a link to the API reference. Adding a component to the registry
 adds its page; the test suite requires it to have an example function.
+
+A preview is inert in its HTML (:func:`inert`): no address to follow or submit to, so without
+JavaScript too nothing in it sends a request or leaves the page; ``docs/assets/gallery/
+gallery.mjs`` also stops the clicks and submits before the theme's instant navigation sees
+them. "The HTML it renders" shows the markup as hedron writes it.
 
 The hand-written guide (``docs/hedron/components.md``) keeps its own URL; its
 ``<!-- component-gallery -->`` line becomes the table of every component, by group.
@@ -24,6 +29,10 @@ from docsite.pages import gallery as component_gallery
 FOLDER = "hedron/components"
 GALLERY_MARKER = re.compile(r"^<!--\s*component-gallery\s*-->[ \t]*$", re.MULTILINE)
 _CODE_SPAN = re.compile(r"(`+)(.+?)\1", re.S)
+#: The attributes that name an address to follow, submit to or fetch (htmx's too).
+_ADDRESS = re.compile(r'(?<=\s)(href|action|formaction|hx-(?:get|post|put|patch|delete))(?==")')
+_FORM_TAG = re.compile(r"<form\b[^>]*>")
+_METHOD = re.compile(r'\smethod="[^"]*"')
 
 
 def _registry() -> tuple[Any, ...]:
@@ -93,6 +102,19 @@ def example_source(info: Any) -> str:
     return inspect.getsource(function)
 
 
+def inert(markup: str) -> str:
+    """``markup`` made inert in itself: each address moves to a ``data-preview-`` attribute (a
+    link without ``href`` goes nowhere, htmx finds nothing to request) and forms submit with
+    ``method="dialog"`` (outside a dialog, a submit that does nothing).
+
+    Example:
+        >>> inert('<a class="h-link" href="/jobs">All jobs</a>')
+        '<a class="h-link" data-preview-href="/jobs">All jobs</a>'
+    """
+    markup = _ADDRESS.sub(lambda m: f"data-preview-{m.group(1)}", markup)
+    return _FORM_TAG.sub(lambda m: _METHOD.sub("", m.group(0))[:-1] + ' method="dialog">', markup)
+
+
 def preview_html(info: Any) -> str:
     """What the example function returns, rendered inert inside a preview element."""
     from hedron_core import render
@@ -101,7 +123,7 @@ def preview_html(info: Any) -> str:
     function = component_gallery.example_for(info.name)
     if function is None:
         raise ValueError(f"hedron component {info.name}: no example function")
-    inner = render(Preview(function(), name=info.name))
+    inner = inert(render(Preview(function(), name=info.name)))
     label = html.escape(f"Preview of the {info.name} example", quote=True)
     return (
         f'<div class="hedron-preview" role="group" aria-label="{label}"'

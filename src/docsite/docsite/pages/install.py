@@ -1,9 +1,12 @@
-"""The install commands a reader runs, for the pages that show them.
+"""The commands a reader runs, for the hand-written pages that show them, made for the address
+the site is built for (``site_url``): no page source names an address.
 
-A line ``<!-- install -->`` (both libraries) or ``<!-- install: resq -->`` becomes a shell
-block installing the exact ``resq``/``hedron`` wheels this site publishes on its ``/wheels/``
-page: the same direct references the downloadable examples' ``requirements.txt`` use
-(``scripts/examples.py``), for the URL the site is built for.
+- A line ``<!-- install -->`` (both libraries) or ``<!-- install: resq -->`` becomes a shell
+  block installing the exact ``resq``/``hedron`` wheels this site publishes on its
+  ``/wheels/`` page: the same direct references the downloadable examples'
+  ``requirements.txt`` use (``scripts/examples.py``).
+- A line ``<!-- quickstart: NAME -->`` becomes the quickstart of the example ``NAME`` (download,
+  install, run, what to expect), the one its recipe page shows.
 """
 
 from __future__ import annotations
@@ -11,9 +14,11 @@ from __future__ import annotations
 import re
 
 from docsite.examples import tree as examples
+from docsite.examples.plan import VENV_LINE, chained
 from docsite.paths import REPO
 
 MARKER = re.compile(r"^<!--\s*install(?::\s*(\w+))?\s*-->[ \t]*$", re.MULTILINE)
+QUICKSTART = re.compile(r"^<!--\s*quickstart:\s*([\w-]*)\s*-->[ \t]*$", re.MULTILINE)
 #: What each library's line installs besides the library, and what the line is for.
 EXTRAS = {
     "resq": ((), "the client"),
@@ -22,21 +27,24 @@ EXTRAS = {
 
 
 def commands(site_url: str, libraries: tuple[str, ...] = ("resq", "hedron")) -> list[str]:
-    """The shell lines: a virtual environment, then one ``pip install`` per library.
+    """The shell lines: what each line is for, then one chained command (it stops at its first
+    failure): a virtual environment, then one ``pip install`` per library.
 
     Raises:
         ValueError: a library is not one of :data:`EXTRAS`.
     """
     versions = examples.local_versions(REPO)
     url = site_url if site_url.endswith("/") else site_url + "/"
-    lines = ["python3 -m venv .venv && . .venv/bin/activate  # Windows: .venv\\Scripts\\activate"]
+    notes, chain = [], [VENV_LINE]
     for library in libraries:
         if library not in EXTRAS:
             raise ValueError(f"install: unknown library {library!r} (one of {tuple(EXTRAS)})")
         extras, comment = EXTRAS[library]
         wheel = examples.wheel_requirement(library, versions[library], url)
-        lines += [f"# {library}: {comment}", " ".join(["pip install", f'"{wheel}"', *extras])]
-    return lines
+        notes.append(f"# {library}: {comment}.")
+        chain.append(" ".join(["pip install", f'"{wheel}"', *extras]))
+    notes.append("# On Windows, activate with .venv\\Scripts\\activate instead.")
+    return [*notes, chained(chain)]
 
 
 def embed_install(markdown: str, site_url: str) -> str:
@@ -47,3 +55,21 @@ def embed_install(markdown: str, site_url: str) -> str:
         return "\n".join(["```bash", *commands(site_url, libraries), "```"])
 
     return MARKER.sub(block, markdown)
+
+
+def embed_quickstart(markdown: str, site_url: str, where: str = "") -> str:
+    """Replace each ``<!-- quickstart: NAME -->`` line by the example's quickstart.
+
+    Raises:
+        ValueError: ``NAME`` is not an example of the tree (``where``: the page, for the
+            message).
+    """
+
+    def block(match: re.Match[str]) -> str:
+        name = match.group(1)
+        try:
+            return examples.quickstart_markdown(name, site_url=site_url)
+        except ValueError:
+            raise ValueError(f"{where}: <!-- quickstart: {name} -->: no example {name!r}") from None
+
+    return QUICKSTART.sub(block, markdown)

@@ -5,7 +5,11 @@ Serves a folder on 127.0.0.1 (a free port) with the MIME types Pyodide needs
 number of bytes sent, so callers can check what a page loaded and when. With
 ``precompressed=True`` it behaves like a host set up to serve precompressed files: a request
 for ``NAME`` from a client that accepts ``br`` gets ``NAME.br`` (``Content-Encoding: br``,
-the type of ``NAME``) when that file exists, even where ``NAME`` itself does not.
+the type of ``NAME``) when that file exists, even where ``NAME`` itself does not. With
+``gzip=True`` it behaves like a host that compresses on the fly and knows nothing of brotli
+(GitHub Pages and many others): a text response (pages, scripts, styles, JSON) goes out
+gzip-compressed to a client that accepts gzip; other types, such as the build's ``.gz``
+copies, go out as they are.
 
 Example:
     >>> with StaticServer(Path("site")) as server:  # doctest: +SKIP
@@ -15,7 +19,9 @@ Example:
 from __future__ import annotations
 
 import functools
+import gzip as gzip_module
 import http.server
+import io
 import os
 import threading
 from pathlib import Path
@@ -32,6 +38,14 @@ MIME_TYPES = {
 }
 
 
+#: What a compressing host compresses on the fly: text and the formats made of text.
+COMPRESSIBLE = ("text/", "application/json", "application/javascript", "image/svg+xml")
+
+
+def _accepts(header: str, coding: str) -> bool:
+    return coding in [token.split(";")[0].strip() for token in header.split(",")]
+
+
 class _Handler(http.server.SimpleHTTPRequestHandler):
     extensions_map: ClassVar[dict[str, str]] = {
         **http.server.SimpleHTTPRequestHandler.extensions_map,
@@ -40,18 +54,39 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
     server: _Server
     no_store = False  # send "Cache-Control: no-store" and no Last-Modified
     precompressed = False  # serve NAME.br for NAME to clients that accept br
+    gzip = False  # compress text responses on the fly for clients that accept gzip
     _encoded: str | None = None  # the plain file's path while NAME.br is being served
 
     def send_head(self):  # type: ignore[no-untyped-def]
         self._encoded = None
+        accepted = self.headers.get("Accept-Encoding", "")
         if self.precompressed:
             path = super().translate_path(self.path)
-            accepted = self.headers.get("Accept-Encoding", "")
-            if os.path.isfile(path + ".br") and "br" in [
-                token.split(";")[0].strip() for token in accepted.split(",")
-            ]:
+            if os.path.isfile(path + ".br") and _accepts(accepted, "br"):
                 self._encoded = path
+        if self.gzip and _accepts(accepted, "gzip"):
+            return self._gzipped()
         return super().send_head()
+
+    def _gzipped(self):  # type: ignore[no-untyped-def]
+        """The response compressed on the fly, when the file is text (else as it is)."""
+        path = self.translate_path(self.path)
+        if os.path.isdir(path):
+            if not self.path.split("?", 1)[0].endswith("/"):
+                return super().send_head()  # the redirect to the folder's address
+            path = os.path.join(path, "index.html")
+        kind = self.guess_type(path)
+        if not os.path.isfile(path) or not kind.startswith(COMPRESSIBLE):
+            return super().send_head()
+        with open(path, "rb") as source:
+            body = gzip_module.compress(source.read(), compresslevel=6)
+        self.send_response(200)
+        self.send_header("Content-Type", kind)
+        self.send_header("Content-Encoding", "gzip")
+        self.send_header("Content-Length", str(len(body)))
+        self.send_header("Vary", "Accept-Encoding")
+        self.end_headers()
+        return io.BytesIO(body)
 
     def translate_path(self, path: str) -> str:
         return self._encoded + ".br" if self._encoded else super().translate_path(path)
@@ -104,6 +139,8 @@ class StaticServer:
             no-store`` and has no ``Last-Modified`` (the worst case for a later visit).
         precompressed: Serve a file's ``.br`` copy, where there is one, to clients that
             accept brotli (as a host set up for precompressed files does).
+        gzip: Compress text responses on the fly for clients that accept gzip (as most
+            hosts do).
         port: The port to listen on (``0``: a free one).
 
     Raises:
@@ -117,10 +154,15 @@ class StaticServer:
         mime_types: dict[str, str] | None = None,
         no_store: bool = False,
         precompressed: bool = False,
+        gzip: bool = False,
         port: int = 0,
     ) -> None:
         handler_cls: type[_Handler] = _Handler
-        overrides: dict[str, object] = {"no_store": no_store, "precompressed": precompressed}
+        overrides: dict[str, object] = {
+            "no_store": no_store,
+            "precompressed": precompressed,
+            "gzip": gzip,
+        }
         if mime_types:  # e.g. a wrong wasm type, to test the widget's load timeout
             overrides["extensions_map"] = {**_Handler.extensions_map, **mime_types}
         handler_cls = type("_OverrideHandler", (_Handler,), overrides)
