@@ -88,3 +88,10 @@ def site_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[StaticServ
 def built_site(site_server: StaticServer) -> Path:
     """The built site's folder (see the module docstring)."""
     return site_server.root
+
+
+@pytest.fixture(scope="session")
+def site_url(built_site: Path) -> str:
+    """The address the site was built for (``site_url``); a pytest worker that did not build
+    it may serve it on another port (``site_server.url``)."""
+    return (built_site.parent / "built-for").read_text(encoding="utf-8")
