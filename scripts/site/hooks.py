@@ -15,7 +15,8 @@
 - Nav: sections are completed from what exists (see ``site_pages.expand_nav``); the
   Recipes, component gallery and API reference sections are generated.
 - Runtime: the "Try it" runtime (``scripts/site/runtime.py``) is built (cached) before the
-  build and copied into the site under ``_tryit/``. Set ``TRYIT_SKIP_RUNTIME=1`` to build the
+  build and copied into the site under ``_tryit/``, with the scripts the hedron demo panel's
+  frame may run (``runtime.FRAME_SCRIPTS``). Set ``TRYIT_SKIP_RUNTIME=1`` to build the
   pages without it (the widgets then show their recorded transcripts).
 - Editor: the widget's code editor (CodeMirror, ``scripts/site/editor_assets.py``) is built
   (cached) and copied into the site under ``_tryit/codemirror/``, with or without the runtime;
@@ -181,6 +182,8 @@ def on_post_build(config: Any) -> None:
         target = site_dir / RUNTIME_DIR
         shutil.rmtree(target, ignore_errors=True)
         shutil.copytree(runtime.RUNTIME, target, ignore=shutil.ignore_patterns(".stamp"))
+        for script in runtime.FRAME_SCRIPTS:  # what the hedron demo panel's frame may run
+            shutil.copy2(script, target / script.name)
     # The code editor (CodeMirror, a few files) and the recipes' files it opens: written
     # even when the runtime is skipped.
     editor_assets.install(site_dir / RUNTIME_DIR / editor_assets.FOLDER)

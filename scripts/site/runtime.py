@@ -165,6 +165,10 @@ KEEP_SOURCES = ("anyio/__init__.py", "anyio/abc/__init__.py")
 # browser); it takes an ImportError as "no Pydantic 1 models here".
 WHEEL_DROP = ("pydantic/v1/",)
 HTMX = ROOT / "src" / "hedron" / "hedron" / "static" / "vendor" / "htmx.min.js"
+HEDRON_JS = ROOT / "src" / "hedron" / "hedron" / "static" / "hedron.js"
+#: The only scripts the hedron demo panel's sandboxed frame may run (``apppage.mjs``), served
+#: beside the runtime under ``_tryit/`` by their file names.
+FRAME_SCRIPTS = (HTMX, HEDRON_JS)
 TRYIT_VERSION = "0.1.0"
 
 

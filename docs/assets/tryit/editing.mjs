@@ -196,7 +196,11 @@ export class EditMode {
     this.errorBox.textContent = error.traceback;
     this.errorBox.hidden = false;
     if (this.editor && error.file && error.line) {
-      this.editor.markLine(error.file, error.line, error.message);
+      try {
+        this.editor.markLine(error.file, error.line, error.message);
+      } catch {
+        return; // a file or a line the editor does not have: nothing to mark
+      }
       this.show(true);
     }
   }
