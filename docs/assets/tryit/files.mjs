@@ -10,13 +10,24 @@
 // lives in a cache of its own.
 
 const CACHE = "tryit-files";
+// Taken once, as this module loads: the worker takes Cache Storage off its global object
+// before the reader's edited code runs (lockdown.mjs), and keeps using it through this.
+const cacheStorage = globalThis.caches;
 
 // Cache Storage, or null where there is none (only secure contexts have it: https, localhost).
 export async function openCache(name) {
   try {
-    return (await caches.open(name)) || null;
+    return (await cacheStorage.open(name)) || null;
   } catch {
     return null;
+  }
+}
+
+export async function dropCache(name) {
+  try {
+    await cacheStorage.delete(name);
+  } catch {
+    // no Cache Storage here: nothing was stored
   }
 }
 
@@ -37,7 +48,7 @@ export class FileCache {
   }
 
   static async open(index) {
-    const usable = index && typeof caches !== "undefined" && !!crypto.subtle;
+    const usable = index && cacheStorage !== undefined && !!crypto.subtle;
     return new FileCache(usable ? await openCache(CACHE) : null, index);
   }
 

@@ -11,7 +11,7 @@
 // addresses and function-table slots on every start (withDynlibs); and the bundle's files are
 // written into the file system again (the worker does that in any case).
 
-import { openCache, sha256 } from "./files.mjs";
+import { dropCache, openCache, sha256 } from "./files.mjs";
 
 const CACHE = "tryit-snapshot";
 const META = "x-tryit-snapshot"; // response header holding what restoring needs (JSON)
@@ -177,9 +177,5 @@ export async function writeSnapshot(key, { bytes, meta }) {
 }
 
 export async function dropSnapshot() {
-  try {
-    await caches.delete(CACHE);
-  } catch {
-    // no Cache Storage here: nothing was stored
-  }
+  await dropCache(CACHE);
 }

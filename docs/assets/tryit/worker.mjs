@@ -6,6 +6,7 @@
 
 import { checked, Downloads, DownloadError, PRECOMPRESSED, PYODIDE } from "./download.mjs";
 import { FileCache } from "./files.mjs";
+import { lockDown } from "./lockdown.mjs";
 import { linkSpeed, restFiles, shippedSnapshot } from "./prepared.mjs";
 import {
   dropSnapshot,
@@ -419,8 +420,6 @@ async function keepFiles() {
   postMessage({ kind: "kept", files: kept });
 }
 
-
-
 async function boot() {
   bootStarted = performance.now();
   setStage("Downloading the Python runtime");
@@ -561,6 +560,7 @@ onmessage = async (event) => {
   const { id, message } = event.data;
   try {
     await bootOnce();
+    lockDown(); // before any message reaches Python: edited code may come with it
     const started = performance.now();
     const result = JSON.parse(await call("handle", JSON.stringify(message)));
     postMessage({ kind: "reply", id, result, ms: performance.now() - started });
