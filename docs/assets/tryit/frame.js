@@ -288,10 +288,12 @@ function scheduleActions(win, actions, onNote) {
       event.preventDefault();
       note(`The demo app stays on its page: ${what} would leave it.`);
     };
-    addEventListener("click", (event) => {
-      const link = event.target instanceof Element ? event.target.closest("a[href]") : null;
+    const follow = (event) => {
+      const link = event.target instanceof Element ? event.target.closest("a[href], area[href]") : null;
       if (link) refuse(event, `the link “${link.textContent.trim() || link.href}”`);
-    });
+    };
+    addEventListener("click", follow);
+    addEventListener("auxclick", follow); // the middle button: a new tab
     addEventListener("submit", (event) => refuse(event, "this form"));
   }
 
