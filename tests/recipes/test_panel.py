@@ -249,3 +249,99 @@ def test_timed_actions_come_at_their_virtual_time_on_the_pages_own_timers(
         "= done: window elapsed (3s) before the app answered 286",
     ]
     assert notes == ["The demo found nothing to click for “#nothing-here”."]
+
+
+# Replaces the next message the frame's driver sends the panel by `forged` (a script given to
+# the frame by the browser's debugger: the frame's policy runs none of the page's).
+FORGE = """(forged) => {
+  const post = MessagePort.prototype.postMessage;
+  MessagePort.prototype.postMessage = function (message, ...rest) {
+    MessagePort.prototype.postMessage = post;
+    return post.call(this, forged, ...rest);
+  };
+}"""
+
+
+@pytest.mark.parametrize(
+    ("forged", "why"),
+    [
+        ("a string", "the message is not an object"),
+        ({"kind": "eval", "code": "parent.document.title = 1"}, "its kind is unknown"),
+        ({"kind": "opened"}, "a message it had no reason to send (opened)"),
+        ({"kind": "paused", "how": "later", "held": 0}, "paused how is unknown"),
+        (
+            {
+                "kind": "request",
+                "id": 1,
+                "method": "GET",
+                "url": "//elsewhere/",
+                "headers": [],
+                "body": None,
+                "t": 1,
+            },
+            "url is not a path of the app",
+        ),
+        (
+            {
+                "kind": "request",
+                "id": 1,
+                "method": "GET",
+                "url": "/tick",
+                "headers": [["X", 1]],
+                "body": None,
+                "t": 1,
+            },
+            "headers[0] value is not a string",
+        ),
+        (
+            {
+                "kind": "request",
+                "id": 1,
+                "method": "GET",
+                "url": "/tick",
+                "headers": [],
+                "body": "text",
+                "t": 1,
+            },
+            "body is not bytes",
+        ),
+        (
+            {
+                "kind": "request",
+                "id": 1,
+                "method": "GET",
+                "url": "/tick",
+                "headers": [],
+                "body": None,
+                "t": 3600,
+            },
+            "it sent a request out of its turn",
+        ),
+    ],
+)
+def test_a_message_from_the_frame_that_is_not_what_the_panel_expects_ends_the_run(
+    panel: tuple[BrowserLoop, str], synthetic: str, forged: Any, why: str
+) -> None:
+    loop, url = panel
+
+    async def go() -> tuple[dict[str, Any], dict[str, Any], str, list[str]]:
+        page = await PanelPage.open(loop.browser, url, synthetic)
+        try:
+            await page.step()  # the page is open
+            [frame] = [f for f in page.page.frames if f.parent_frame is page.page.main_frame]
+            await frame.evaluate(FORGE, forged)
+            ended = await page.step()
+            again = await page.step()  # and it stays ended
+            src = await page.page.get_attribute(".tryit__frame", "src")
+            return ended, again, str(src), page.errors
+        finally:
+            await page.close()
+
+    ended, again, src, errors = loop.run(go())
+    assert ended["done"] is True
+    assert ended["outcome"] == "stopped"
+    assert ended["message"].startswith("the demo app's page was stopped: ")
+    assert why in ended["message"]
+    assert (again["done"], again["lines"]) == (True, [])
+    assert src == "about:blank"  # the frame is emptied
+    assert errors == []

@@ -404,3 +404,55 @@ def test_markup_in_the_workers_answers_is_shown_as_text(visit: Visit) -> None:
     assert widget.locator(".tryit__panel .tryit__response").inner_text() == MARKUP
     assert widget.locator(".tryit__transcript li").first.inner_text().startswith(MARKUP)
     assert widget.locator("img, b#pwned").count() == 0  # text, never elements
+
+
+# What checks.mjs lets through from the worker (whose every message edited Python can forge).
+CHECKED = """async () => {
+  const c = await import("/assets/tryit/checks.mjs");
+  const refused = (check, value) => {
+    try {
+      check(value);
+      return false;
+    } catch (error) {
+      return error instanceof c.Refused;
+    }
+  };
+  return {
+    unknown: c.checkWorkerMessage({ kind: "eval", code: "document.title = 1" }),
+    notObject: c.checkWorkerMessage("a string"),
+    badReply: c.checkWorkerMessage({ kind: "reply", id: "1", result: {} }),
+    progress: c.checkWorkerMessage({ kind: "progress", stage: "<b>x</b>", bytes: "5" }),
+    ready: c.checkWorkerMessage({ kind: "ready", ms: 1, bytes: 2, jspi: true }).jspi,
+    linesNotList: refused(c.checkStep, { lines: "<b>x</b>", done: false }),
+    lineNotText: refused(c.checkStep, { lines: [{ html: "<b>" }] }),
+    longLine: refused(c.checkStep, { lines: ["x".repeat(20000)] }),
+    badError: refused(c.checkStep, { lines: [], done: true, outcome: "error",
+      error: { traceback: 1, message: "m" } }),
+    response: c.checkStep({ lines: [], response: "<img src=x>" }).response,
+    page: refused(c.checkSettings, { page: "//evil.example/", window: 1, title: "t" }),
+  };
+}"""
+
+
+def test_what_the_page_takes_from_the_worker_is_checked_data(
+    chromium: Any, host: StaticServer
+) -> None:
+    page = chromium.new_page()
+    try:
+        page.goto(host.url)
+        checked = page.evaluate(CHECKED)
+    finally:
+        page.close()
+    assert checked == {
+        "unknown": None,  # not a message of the worker's: ignored
+        "notObject": None,
+        "badReply": None,
+        "progress": None,  # bytes as a string: ignored
+        "ready": True,
+        "linesNotList": True,  # refused whole
+        "lineNotText": True,
+        "longLine": True,
+        "badError": True,
+        "response": "<img src=x>",  # text, which the page shows as text
+        "page": True,
+    }
