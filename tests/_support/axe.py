@@ -33,44 +33,49 @@ THEME = (
 )
 THEME_PAIRS = [list(pair) for pair in THEME]
 
-# Runs axe in the page and, one by one, in each same-origin frame (the hedron demo panel), and
-# keeps the serious and critical violations that are not the theme's. Not through axe's own frame
-# messaging: the panel's document runs on the demo's virtual clock (``panel.mjs`` replaces its
-# timers), so axe in it gets the page's real timers while it runs, and they are put back after.
-RUN = """async ([theme, within]) => {
-  const frames = (root) => [...root.querySelectorAll("iframe")].flatMap((frame) =>
-    frame.contentDocument ? [frame, ...frames(frame.contentDocument)] : []);
-  const timers = ["setTimeout", "clearTimeout", "setInterval", "clearInterval"];
-  const runIn = async (win, doc) => {
-    const saved = timers.map((name) => win[name]);
-    if (win !== window) for (const name of timers) win[name] = window[name].bind(window);
-    try {
-      // elementRef: the element itself (axe's selector for it may be a bare ":root")
-      const context = win === window && within ? { include: [[within]] } : doc;
-      return await win.axe.run(context, { resultTypes: ["violations"], elementRef: true,
-        iframes: false });
-    } finally {
-      timers.forEach((name, i) => { win[name] = saved[i]; });
-    }
-  };
-  const out = [];
-  const inside = within ? frames(document.querySelector(within)) : frames(document);
-  const docs = [[window, document, ""],
-    ...inside.map((f) => [f.contentWindow, f.contentDocument, "iframe >>> "])];
-  for (const [win, doc, prefix] of docs) {
-    const result = await runIn(win, doc);
-    for (const violation of result.violations) {
-      if (!["serious", "critical"].includes(violation.impact)) continue;
-      const nodes = violation.nodes.filter((node) => {
-        const top = doc === document && node.target.length === 1
-          ? node.element || document.querySelector(node.target[0]) : null;
-        return !theme.some(([rule, selector]) =>
-          rule === violation.id && top && top.closest(selector));
+# Runs axe in one document (the page's, or with ``within`` only that part of it) and keeps
+# the serious and critical violations that are not the theme's. The hedron demo panel is a
+# sandboxed frame of another (opaque) origin: axe runs in it on its own, through Playwright,
+# not through axe's own frame messaging (``iframes: false``). Its page runs on the demo's
+# virtual clock (``frame.js`` replaces its timers), so there axe gets real timers while it
+# runs (AbortSignal.timeout), and the virtual ones are put back after.
+RUN = """async ([theme, within, prefix]) => {
+  const names = ["setTimeout", "clearTimeout"];
+  const saved = names.map((name) => window[name]);
+  if (prefix) {
+    const live = new Map();
+    let next = 1;
+    window.setTimeout = (fn, ms, ...args) => {
+      const id = next++;
+      live.set(id, fn);
+      AbortSignal.timeout(Math.max(0, Number(ms) || 0)).addEventListener("abort", () => {
+        if (live.delete(id)) fn(...args);
       });
-      const said = (n) => `${prefix}${n.target.join(" >>> ")} ${n.html}: ${n.failureSummary}`;
-      if (nodes.length) out.push({ id: violation.id, impact: violation.impact,
-        nodes: nodes.map(said) });
-    }
+      return id;
+    };
+    window.clearTimeout = (id) => live.delete(id);
+  }
+  let result;
+  try {
+    // elementRef: the element itself (axe's selector for it may be a bare ":root")
+    const context = within && !prefix ? { include: [[within]] } : document;
+    result = await axe.run(context, { resultTypes: ["violations"], elementRef: true,
+      iframes: false });
+  } finally {
+    names.forEach((name, i) => { window[name] = saved[i]; });
+  }
+  const out = [];
+  for (const violation of result.violations) {
+    if (!["serious", "critical"].includes(violation.impact)) continue;
+    const nodes = violation.nodes.filter((node) => {
+      const top = !prefix && node.target.length === 1
+        ? node.element || document.querySelector(node.target[0]) : null;
+      return !theme.some(([rule, selector]) =>
+        rule === violation.id && top && top.closest(selector));
+    });
+    const said = (n) => `${prefix}${n.target.join(" >>> ")} ${n.html}: ${n.failureSummary}`;
+    if (nodes.length) out.push({ id: violation.id, impact: violation.impact,
+      nodes: nodes.map(said) });
   }
   return out;
 }"""
@@ -87,7 +92,7 @@ def source() -> str:
 
 
 def violations(page: Any, within: str | None = None) -> list[dict[str, Any]]:
-    """Serious and critical axe violations of ``page`` (every frame), the theme's left out;
+    """Serious and critical axe violations of ``page`` (and its frames), the theme's left out;
     with ``within`` (a CSS selector), only of that part of the page and the frames in it.
 
     Judged once the page has settled: a line still fading in has, for that quarter of a
@@ -97,43 +102,53 @@ def violations(page: Any, within: str | None = None) -> list[dict[str, Any]]:
     return result(page)
 
 
+def _frames(page: Any, within: str | None) -> list[Any]:
+    """The page's frames (the hedron demo panel), those inside ``within`` if given."""
+    inside = "(element, within) => !within || !!element.closest(within)"
+    return [
+        frame
+        for frame in page.frames
+        if frame.parent_frame is page.main_frame and frame.frame_element().evaluate(inside, within)
+    ]
+
+
 def start(page: Any, within: str | None = None) -> None:
-    """Begin :func:`violations` in ``page`` and return at once; :func:`result` collects it.
-    So axe can check two tabs of separate browser contexts at once, each on its own
-    renderer's thread."""
+    """Begin :func:`violations` in ``page`` and its frames and return at once; :func:`result`
+    collects it. So axe can check two tabs of separate browser contexts at once, each on its
+    own renderer's thread."""
     page.wait_for_function(SETTLED)
-    page.evaluate(START, [source(), [THEME_PAIRS, within]])
+    page.evaluate(START, [source(), [THEME_PAIRS, within, ""]])
+    for frame in _frames(page, within):
+        # put in by the browser's debugger: the frame's policy runs no script but the site's
+        if not frame.evaluate("() => !!window.axe"):
+            frame.evaluate(source())
+        frame.evaluate(IN_FRAME, [[], None, "iframe >>> "])
 
 
 def result(page: Any) -> list[dict[str, Any]]:
-    """What the check :func:`start` began in ``page`` found (waits for it to end)."""
-    return list(page.evaluate("() => window.__axeRun"))
+    """What the check :func:`start` began in ``page`` and its frames found (waits for it)."""
+    found = list(page.evaluate("() => window.__axeRun"))
+    for frame in page.frames[1:]:
+        if frame.evaluate("() => !!window.__axeRun"):
+            found += frame.evaluate("() => window.__axeRun")
+            frame.evaluate("() => { delete window.__axeRun; }")
+    return found
 
 
 # Finite animations have ended (a spinner's endless one never does, and does not fade text).
 SETTLED = """() => document.getAnimations().every((a) => a.playState !== 'running'
   || a.effect.getComputedTiming().iterations === Infinity)"""
 
-INJECT = """(source) => {
-  const into = (doc) => {
-    if (!doc.defaultView.axe) {
-      const script = doc.createElement("script");
-      script.textContent = source;
-      (doc.head || doc.documentElement).appendChild(script);
-    }
-    for (const frame of doc.querySelectorAll("iframe")) {
-      if (frame.contentDocument) into(frame.contentDocument);
-    }
-  };
-  into(document);
-}"""
+IN_FRAME = f"(args) => {{ window.__axeRun = ({RUN})(args); }}"
 
-# axe into the page and into every same-origin frame (the hedron demo panel's document is
-# written into its iframe by the page, so it is reached through the page, not Playwright's
-# frame list), then run: on the page's next turn, as both take a while without yielding.
+# axe into the page, then run: on the page's next turn, as both take a while without yielding.
 START = f"""([source, args]) => {{
   window.__axeRun = new Promise((go) => setTimeout(go, 0)).then(() => {{
-    ({INJECT})(source);
+    if (!window.axe) {{
+      const script = document.createElement("script");
+      script.textContent = source;
+      document.head.appendChild(script);
+    }}
     return ({RUN})(args);
   }});
 }}"""

@@ -26,7 +26,7 @@ def test_sessions_step_run_and_reset_independently() -> None:
         first = await _send(action="step", recipe=name, session="a", fresh=True)
         assert first["lines"] == committed[:1]
         assert first["done"] is False
-        assert first["swaps"][0]["style"] == "innerHTML"
+        assert first["response"].startswith("503 Service Unavailable\n")  # text, never markup
         other = await _send(action="run", recipe=name, session="b", fresh=True)
         assert other["lines"] == committed  # a second widget has its own run
         rest = await _send(action="run", recipe=name, session="a")

@@ -203,12 +203,12 @@ def test_real_table_reads_what_a_real_run_needs_and_names_each_bad_key() -> None
 
 @pytest.mark.browser
 def test_the_real_replay_clicks_with_the_panels_own_function() -> None:
-    """The real page gets panel.mjs's scheduleActions, read from the module by the browser."""
+    """The real page gets the panel frame's scheduleActions (frame.js), read by the browser."""
     from docsite.replay._loop import BrowserLoop
-    from docsite.replay.real import panel_function
+    from docsite.replay.real import driver_function
 
     with BrowserLoop() as loop:
-        source = loop.run(panel_function(loop.browser, "scheduleActions"))
+        source = loop.run(driver_function(loop.browser, "scheduleActions"))
     assert source.startswith("function scheduleActions(win, actions, onNote)")
     assert "win.setTimeout(" in source
     assert "action.at * 1000" in source

@@ -175,28 +175,29 @@ def test_links_and_forms_htmx_does_not_handle_keep_the_panel_on_its_page(
 ) -> None:
     loop, url = panel
 
-    async def go() -> tuple[list[str], str, int]:
+    async def go() -> tuple[list[str], str, list[str]]:
         page = await PanelPage.open(loop.browser, url, synthetic)
         try:
             await page.step()  # the page is open (and the scripted upload waits)
             frame = page.page.frame_locator(".tryit__frame")
             await frame.locator("body").evaluate("body => { body.dataset.mark = 'same' }")
-            before = await page.page.evaluate("() => window.panel.held.length")
             await frame.locator("#away").click()
             await frame.locator("#send").click()
             mark = await frame.locator("body").get_attribute("data-mark")
-            after = await page.page.evaluate("() => window.panel.held.length")
-            return await page.notes(), str(mark), int(after) - int(before)
+            notes = await page.notes()
+            after = [list((await page.step())["lines"]) for _ in range(2)]
+            return notes, str(mark), [line for lines in after for line in lines]
         finally:
             await page.close()
 
-    notes, mark, held = loop.run(go())
+    notes, mark, after = loop.run(go())
     assert mark == "same"  # still the same document: nothing navigated the iframe
     assert notes == [
         "The demo app stays on its page: the link “Away” would leave it.",
         "The demo app stays on its page: this form would leave it.",
     ]
-    assert held == 0  # and no request went out for them
+    # and no request went out for them: the next ones are the scripted upload and the poll
+    assert [line.split(" -> ")[0] for line in after] == ["t=0s POST /upload", "t=1s GET /tick"]
 
 
 def test_a_readers_own_click_is_sent_by_htmx_and_delivered_in_turn(
@@ -255,3 +256,99 @@ def test_timed_actions_come_at_their_virtual_time_on_the_pages_own_timers(
         "= done: window elapsed (3s) before the app answered 286",
     ]
     assert notes == ["The demo found nothing to click for “#nothing-here”."]
+
+
+# Replaces the next message the frame's driver sends the panel by `forged` (a script given to
+# the frame by the browser's debugger: the frame's policy runs none of the page's).
+FORGE = """(forged) => {
+  const post = MessagePort.prototype.postMessage;
+  MessagePort.prototype.postMessage = function (message, ...rest) {
+    MessagePort.prototype.postMessage = post;
+    return post.call(this, forged, ...rest);
+  };
+}"""
+
+
+@pytest.mark.parametrize(
+    ("forged", "why"),
+    [
+        ("a string", "the message is not an object"),
+        ({"kind": "eval", "code": "parent.document.title = 1"}, "its kind is unknown"),
+        ({"kind": "opened"}, "a message it had no reason to send (opened)"),
+        ({"kind": "paused", "how": "later", "held": 0}, "paused how is unknown"),
+        (
+            {
+                "kind": "request",
+                "id": 1,
+                "method": "GET",
+                "url": "//elsewhere/",
+                "headers": [],
+                "body": None,
+                "t": 1,
+            },
+            "url is not a path of the app",
+        ),
+        (
+            {
+                "kind": "request",
+                "id": 1,
+                "method": "GET",
+                "url": "/tick",
+                "headers": [["X", 1]],
+                "body": None,
+                "t": 1,
+            },
+            "headers[0] value is not a string",
+        ),
+        (
+            {
+                "kind": "request",
+                "id": 1,
+                "method": "GET",
+                "url": "/tick",
+                "headers": [],
+                "body": "text",
+                "t": 1,
+            },
+            "body is not bytes",
+        ),
+        (
+            {
+                "kind": "request",
+                "id": 1,
+                "method": "GET",
+                "url": "/tick",
+                "headers": [],
+                "body": None,
+                "t": 3600,
+            },
+            "it sent a request out of its turn",
+        ),
+    ],
+)
+def test_a_message_from_the_frame_that_is_not_what_the_panel_expects_ends_the_run(
+    panel: tuple[BrowserLoop, str], synthetic: str, forged: Any, why: str
+) -> None:
+    loop, url = panel
+
+    async def go() -> tuple[dict[str, Any], dict[str, Any], str, list[str]]:
+        page = await PanelPage.open(loop.browser, url, synthetic)
+        try:
+            await page.step()  # the page is open
+            [frame] = [f for f in page.page.frames if f.parent_frame is page.page.main_frame]
+            await frame.evaluate(FORGE, forged)
+            ended = await page.step()
+            again = await page.step()  # and it stays ended
+            src = await page.page.get_attribute(".tryit__frame", "src")
+            return ended, again, str(src), page.errors
+        finally:
+            await page.close()
+
+    ended, again, src, errors = loop.run(go())
+    assert ended["done"] is True
+    assert ended["outcome"] == "stopped"
+    assert ended["message"].startswith("the demo app's page was stopped: ")
+    assert why in ended["message"]
+    assert (again["done"], again["lines"]) == (True, [])
+    assert src == "about:blank"  # the frame is emptied
+    assert errors == []

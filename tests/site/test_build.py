@@ -17,6 +17,7 @@ import pytest
 
 from docsite.pages import nav as site_nav
 from docsite.pages import recipes as site_pages
+from docsite.runtime import build as runtime
 from docsite.testing.static_server import StaticServer
 from tryit.recipe import load_recipe, load_recipes
 
@@ -107,6 +108,8 @@ def test_runtime_is_copied_with_a_lockfile_matching_its_wheels(built_site: Path)
     assert "resq" in packages["tryit"]["depends"]
     assert (folder / "pyodide.asm.wasm").stat().st_size > 1_000_000
     assert (built_site / "_tryit" / "htmx.min.js").exists()
+    for script in runtime.FRAME_SCRIPTS:  # all the hedron demo panel's frame may run
+        assert (built_site / "_tryit" / script.name).read_bytes() == script.read_bytes()
     assert not (folder / "pyodide-lock.json").exists()  # its wheels are not served
 
 

@@ -7,7 +7,7 @@ import { FileCache, sha256 } from "./files.mjs";
 
 export const PYODIDE = new URL("../../_tryit/pyodide/", import.meta.url);
 
-// Runtime files the build also ships gzip-compressed as NAME.gz (scripts/site/runtime.py):
+// Runtime files the build also ships gzip-compressed as NAME.gz (docsite/runtime/build.py):
 // fetched compressed and inflated here, so the wasm takes 3.5 MB on the wire instead of 9.6 MB
 // (and the standard library's zip is stored, not deflated, so imports need not inflate it).
 // The caller gets a response of the original type; without NAME.gz, the plain file. The
@@ -23,7 +23,7 @@ export const PRECOMPRESSED = {
   "python_stdlib.rest.zip": "application/zip",
 };
 
-// Files the build serves as brotli under another name (scripts/site/precompressed.py).
+// Files the build serves as brotli under another name (docsite/runtime/precompressed.py).
 const BROTLI_NAME = {
   "python_stdlib.zip": "python_stdlib.stored.zip", // a stored zip: compresses far better
 };

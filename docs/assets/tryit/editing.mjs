@@ -3,7 +3,7 @@
 // error marked in the editor, its transcript compared with the tested one. The pure parts
 // are edits.mjs; the editor itself (editor.mjs, CodeMirror) is imported only when the reader
 // clicks Edit or opens a share link, and the files only then fetched from the build
-// (_tryit/recipes/<name>.json, written by scripts/site/hooks.py).
+// (_tryit/recipes/<name>.json, written by docsite/plugin.py).
 
 import {
   clearEdits,
@@ -196,7 +196,11 @@ export class EditMode {
     this.errorBox.textContent = error.traceback;
     this.errorBox.hidden = false;
     if (this.editor && error.file && error.line) {
-      this.editor.markLine(error.file, error.line, error.message);
+      try {
+        this.editor.markLine(error.file, error.line, error.message);
+      } catch {
+        return; // a file or a line the editor does not have: nothing to mark
+      }
       this.show(true);
     }
   }

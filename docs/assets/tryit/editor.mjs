@@ -1,5 +1,5 @@
 // The code editor of the "Try it" widget: CodeMirror 6, self-hosted under _tryit/codemirror/
-// (built by scripts/site/editor_assets.py from pinned npm packages). Nothing imports this
+// (built by docsite/editor.py from pinned npm packages). Nothing imports this
 // module before the reader clicks Edit; importing it loads CodeMirror and editor.css.
 //
 //   const editor = openEditor(container, { files: [{ name, text, editable }], onChange });

@@ -3,20 +3,31 @@
 // hosts, and `mkdocs serve`, send none).
 //
 // Every entry is keyed by the sha256 of its bytes, which the build lists in
-// `tryit-files.json` (scripts/site/runtime.py): a file is taken from the cache only when this
+// `tryit-files.json` (docsite/runtime/build.py): a file is taken from the cache only when this
 // build lists the same hash, stored only once its bytes are checked against it, and entries
 // this build does not list are deleted once the runtime is ready. So a new build's files
 // replace the old ones and nothing stale is ever used. The saved interpreter (snapshot.mjs)
 // lives in a cache of its own.
 
 const CACHE = "tryit-files";
+// Taken once, as this module loads: the worker takes Cache Storage off its global object
+// before the reader's edited code runs (lockdown.mjs), and keeps using it through this.
+const cacheStorage = globalThis.caches;
 
 // Cache Storage, or null where there is none (only secure contexts have it: https, localhost).
 export async function openCache(name) {
   try {
-    return (await caches.open(name)) || null;
+    return (await cacheStorage.open(name)) || null;
   } catch {
     return null;
+  }
+}
+
+export async function dropCache(name) {
+  try {
+    await cacheStorage.delete(name);
+  } catch {
+    // no Cache Storage here: nothing was stored
   }
 }
 
@@ -37,7 +48,7 @@ export class FileCache {
   }
 
   static async open(index) {
-    const usable = index && typeof caches !== "undefined" && !!crypto.subtle;
+    const usable = index && cacheStorage !== undefined && !!crypto.subtle;
     return new FileCache(usable ? await openCache(CACHE) : null, index);
   }
 

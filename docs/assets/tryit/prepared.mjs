@@ -1,6 +1,6 @@
 // The prepared interpreter of the "Try it" runtime (imported by worker.mjs): a snapshot of the
 // runtime started and imported, made at build time by this worker itself in headless Chromium
-// (scripts/site/shipped_interpreter.py), which a first visit restores instead of starting
+// (docsite/runtime/prepared.py), which a first visit restores instead of starting
 // CPython and importing, when the link is fast enough for its extra megabytes.
 
 import { PYODIDE } from "./download.mjs";

@@ -11,7 +11,7 @@
 // addresses and function-table slots on every start (withDynlibs); and the bundle's files are
 // written into the file system again (the worker does that in any case).
 
-import { openCache, sha256 } from "./files.mjs";
+import { dropCache, openCache, sha256 } from "./files.mjs";
 
 const CACHE = "tryit-snapshot";
 const META = "x-tryit-snapshot"; // response header holding what restoring needs (JSON)
@@ -81,7 +81,7 @@ function spoil(bytes) {
   bytes.fill(0, 0, 16);
 }
 
-// The build's snapshot (scripts/site/shipped_interpreter.py), read from `response` straight
+// The build's snapshot (docsite/runtime/prepared.py), read from `response` straight
 // into `bytes` (a Uint8Array of its size, which Pyodide is given at once: it sizes the memory
 // and compiles the wasm meanwhile). Resolves once every byte is in and right: `parts` lists
 // the sha256 of each slice of `parts.size` bytes, and each slice is checked as soon as it is
@@ -177,9 +177,5 @@ export async function writeSnapshot(key, { bytes, meta }) {
 }
 
 export async function dropSnapshot() {
-  try {
-    await caches.delete(CACHE);
-  } catch {
-    // no Cache Storage here: nothing was stored
-  }
+  await dropCache(CACHE);
 }

@@ -1,12 +1,14 @@
 // The "Try it" widget of recipe pages. Nothing of the Python runtime loads before the first
 // click; then ONE Web Worker (one Pyodide interpreter) serves every widget for the whole visit,
 // across the theme's instant navigation. This file only relays clicks to the worker and applies
-// what Python answers: transcript lines, and HTML swaps done by the real htmx served by the site.
-// Edit (editing.mjs) lets the reader change the recipe's code and run that instead.
+// what Python answers: transcript lines, and the last answer a resq client got. Edit
+// (editing.mjs) lets the reader change the recipe's code and run that instead. Edited Python
+// runs in the worker and may post anything: every message from it is data, checked
+// (checks.mjs) and shown as text only.
 
+import { checkStep, checkWorkerMessage } from "./checks.mjs";
 import { EditMode } from "./editing.mjs";
 
-const BASE = new URL("../../_tryit/", import.meta.url);
 // No progress for this long: give up, say so and show the recorded transcript. Downloads
 // report progress many times a second. Once Python runs (starting, installing, importing) the
 // worker's thread is busy for seconds at a time and can say nothing in between, hence the
@@ -117,7 +119,9 @@ function startRuntime() {
   const crashed = (what) => fail(`The Python runtime stopped: its worker crashed (${what})`);
   worker.onerror = (event) => crashed(event.message || "no reason given");
   if (worker.startError) crashed(worker.startError); // it failed while it waited
-  worker.onmessage = ({ data }) => {
+  worker.onmessage = (event) => {
+    const data = checkWorkerMessage(event.data);
+    if (!data) return; // not a message of the worker's: ignored
     if (data.kind === "progress") {
       pythonRuns = data.python === true;
       arm();
@@ -160,39 +164,9 @@ function startRuntime() {
   return state;
 }
 
-let htmxLoading = null;
-function loadHtmx() {
-  if (globalThis.htmx) return Promise.resolve(globalThis.htmx);
-  htmxLoading ||= new Promise((resolve, reject) => {
-    const script = document.createElement("script");
-    script.src = new URL("htmx.min.js", BASE).href;
-    script.onload = () => resolve(globalThis.htmx);
-    script.onerror = () => reject(new Error("htmx could not be loaded"));
-    document.head.appendChild(script);
-  });
-  return htmxLoading;
-}
-
 const MB = (n) => `${(n / 1e6).toFixed(1)} MB`;
 // A transcript line of a request (not "> " printed output nor the "= " end line).
 const isRequest = (line) => line.startsWith("t=");
-
-// Live regions inside the demo panel (hedron's status messages are `role="status"`) would
-// announce every step a second time: the widget's own live region already says what changed.
-function quietLiveRegions(root) {
-  const live = '[aria-live], [role="status"], [role="alert"], [role="log"], [role="timer"]';
-  for (const node of root.querySelectorAll(live)) node.setAttribute("aria-live", "off");
-}
-
-// A `main` landmark inside the demo panel would be a second one inside the page's own.
-function demoteMain(root) {
-  for (const main of root.querySelectorAll("main")) {
-    const div = document.createElement("div");
-    for (const { name, value } of main.attributes) div.setAttribute(name, value);
-    div.replaceChildren(...main.childNodes);
-    main.replaceWith(div);
-  }
-}
 
 // A hedron widget's demo panel (panel.mjs), on the worker's in-process app.
 async function openDemoPanel(widget, rt) {
@@ -297,13 +271,11 @@ class Widget {
       };
       rt.listeners.add(show);
       try {
-        await Promise.all([rt.ready, loadHtmx()]);
+        await rt.ready;
       } finally {
         rt.listeners.delete(show);
         this.progress.hidden = true;
       }
-    } else {
-      await loadHtmx();
     }
     return rt;
   }
@@ -363,7 +335,7 @@ class Widget {
     const message = { action, recipe: this.recipe, session: this.session, fresh: this.fresh };
     if (this.fresh && this.code) message.code = this.code;
     const reply = await rt.send(message, this.sendOptions());
-    return { result: reply.result, ms: reply.ms };
+    return { result: checkStep(reply.result), ms: reply.ms };
   }
 
   sendOptions() {
@@ -380,7 +352,7 @@ class Widget {
 
   // The hand-over point: one step's (or a whole run's) answer from Python is shown here.
   apply(result, action = "step") {
-    this.swapPanel(result.swaps);
+    if (result.response != null) this.showResponse(result.response);
     const added = this.addLines(result.lines);
     const requests = [...this.list.children].filter((li) => isRequest(li.textContent)).length;
     let state;
@@ -404,18 +376,16 @@ class Widget {
     else this.announce(`${added.join(" ")} ${state}`);
   }
 
-  swapPanel(swaps) {
-    const htmx = globalThis.htmx;
-    for (const swap of swaps) {
-      this.panel.hidden = false;
-      const target = swap.target ? this.panel.querySelector(swap.target) : this.panel;
-      if (target) htmx.swap(target, swap.html, { swapStyle: swap.style, swapDelay: 0, settleDelay: 0 });
+  // The last answer the resq client got (its status line and body), as text.
+  showResponse(text) {
+    let shown = this.panel.querySelector(".tryit__response");
+    if (!shown) {
+      shown = document.createElement("pre");
+      shown.className = "tryit__response";
+      this.panel.replaceChildren(shown);
     }
-    quietLiveRegions(this.panel);
-    demoteMain(this.panel);
-    // the app's own document in a hedron panel: its status regions would speak a second time
-    const app = this.demo?.frame?.contentDocument;
-    if (app) quietLiveRegions(app);
+    shown.textContent = text;
+    this.panel.hidden = false;
   }
 
   addLines(lines) {

@@ -6,6 +6,7 @@
 
 import { checked, Downloads, DownloadError, PRECOMPRESSED, PYODIDE } from "./download.mjs";
 import { FileCache } from "./files.mjs";
+import { lockDown } from "./lockdown.mjs";
 import { linkSpeed, restFiles, shippedSnapshot } from "./prepared.mjs";
 import {
   dropSnapshot,
@@ -23,7 +24,7 @@ import {
 // every wheel through Pyodide's loadPackage (no .gz file, no bundle).
 // `?link=fast` or `?link=slow` takes the link for one, whatever it measures (linkSpeed).
 // `?modules`: once the interpreter is saved, say which compiled modules it had imported (the
-// build makes its prepared interpreter that way: scripts/site/shipped_interpreter.py).
+// build makes its prepared interpreter that way: docsite/runtime/prepared.py).
 const flags = new URL(import.meta.url).searchParams;
 if (flags.has("nojspi")) {
   delete WebAssembly.Suspending;
@@ -172,7 +173,7 @@ self.fetch = async (input, init) => {
   }
 };
 
-// The bundle (scripts/site/bundle.py): every wheel, unpacked, in one gzip stream. It needs
+// The bundle (docsite/runtime/bundle.py): every wheel, unpacked, in one gzip stream. It needs
 // DecompressionStream and Web Crypto (to check its sha256); without them, or if its bytes are
 // not the ones the manifest lists, every wheel goes through Pyodide's loadPackage instead
 // (slower, same files). One that cannot be downloaded fails the start: the wheels would come
@@ -419,8 +420,6 @@ async function keepFiles() {
   postMessage({ kind: "kept", files: kept });
 }
 
-
-
 async function boot() {
   bootStarted = performance.now();
   setStage("Downloading the Python runtime");
@@ -561,6 +560,7 @@ onmessage = async (event) => {
   const { id, message } = event.data;
   try {
     await bootOnce();
+    lockDown(); // before any message reaches Python: edited code may come with it
     const started = performance.now();
     const result = JSON.parse(await call("handle", JSON.stringify(message)));
     postMessage({ kind: "reply", id, result, ms: performance.now() - started });

@@ -15,7 +15,8 @@ What a build adds to the hand-written pages in ``docs/``:
 - **Nav**: sections are completed from what exists; the Recipes, component gallery and API
   reference sections are generated.
 - **Try it**: the runtime (:mod:`docsite.runtime`, cached in ``.cache/site/``) is built before
-  the pages and copied into the site under ``_tryit/``, with the code editor and the files it
+  the pages and copied into the site under ``_tryit/`` with the only scripts the hedron demo
+  panel's sandboxed frame may run (``runtime.FRAME_SCRIPTS``), the code editor and the files it
   opens (``_tryit/recipes/<name>.json``). With ``runtime: false`` (or ``TRYIT_SKIP_RUNTIME=1``)
   the pages are built without it and the widgets show their recorded transcripts; with
   ``prepared_interpreter: true`` (or ``TRYIT_PREPARED=1``) it carries the prepared
@@ -211,6 +212,9 @@ class SitePlugin(BasePlugin[SiteConfig]):
             target = site_dir / RUNTIME_DIR
             shutil.rmtree(target, ignore_errors=True)
             shutil.copytree(self.runtime_dir, target, ignore=shutil.ignore_patterns(".stamp"))
+            for script in runtime.FRAME_SCRIPTS:  # what the hedron demo panel's frame may run
+                (target / script.name).unlink(missing_ok=True)  # a link into the cache
+                shutil.copy2(script, target / script.name)
         # The code editor (CodeMirror, a few files) and the recipes' files it opens: written
         # even without the runtime.
         editor.install(site_dir / RUNTIME_DIR / editor.FOLDER)

@@ -30,25 +30,6 @@ def redact(text: str) -> str:
     return _OPAQUE.sub("<id>", text)
 
 
-@dataclass(frozen=True)
-class Swap:
-    """One HTML swap for the demo panel, done by htmx in the page (``htmx.swap``).
-
-    Attributes:
-        target: CSS selector inside the demo panel (``""`` = the panel itself).
-        style: htmx swap style (``innerHTML``, ``outerHTML``...).
-        html: The markup to swap in.
-    """
-
-    target: str
-    style: str
-    html: str
-
-    def as_dict(self) -> dict[str, str]:
-        """JSON-friendly form."""
-        return {"target": self.target, "style": self.style, "html": self.html}
-
-
 _UNSEEN = ("script", "style", "title")  # not shown on the page
 
 

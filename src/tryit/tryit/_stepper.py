@@ -13,14 +13,13 @@ from __future__ import annotations
 
 import asyncio
 import contextvars
-import html
 import sys
 from collections.abc import Awaitable, Callable, Coroutine
 from dataclasses import dataclass, field
 from typing import Any
 
 from tryit._edits import budget_exceeded
-from tryit._record import Answer, Recorder, Swap, reason_of
+from tryit._record import Answer, Recorder, reason_of
 
 MAX_STEPS = 500
 
@@ -31,7 +30,9 @@ class StepResult:
 
     Attributes:
         lines: New transcript lines.
-        swaps: HTML swaps for the demo panel, in order.
+        response: The last answer the client got, as the widget's panel shows it (its status
+            line, then its body), when it is new in this step; ``None`` otherwise. Text: the
+            page shows it as text, never as markup.
         done: The scenario has finished.
         outcome: How it finished (``"terminal"``, ``"window"``, ``"unfinished"``,
             ``"error"``, or ``"budget"``: edited code stopped by its budget) once done.
@@ -39,7 +40,7 @@ class StepResult:
     """
 
     lines: list[str] = field(default_factory=list)
-    swaps: list[Swap] = field(default_factory=list)
+    response: str | None = None
     done: bool = False
     outcome: str | None = None
     message: str = ""
@@ -48,7 +49,7 @@ class StepResult:
         """JSON-friendly form (sent from the worker to the page)."""
         return {
             "lines": self.lines,
-            "swaps": [s.as_dict() for s in self.swaps],
+            "response": self.response,
             "done": self.done,
             "outcome": self.outcome,
             "message": self.message,
@@ -170,7 +171,8 @@ class Stepper:
         for _ in range(limit):
             result = await self.step()
             total.lines += result.lines
-            total.swaps += result.swaps
+            if result.response is not None:
+                total.response = result.response
             if result.done:
                 total.done, total.outcome, total.message = True, result.outcome, result.message
                 break
@@ -204,8 +206,7 @@ class Stepper:
         )
         if rec.last is not None and rec.last is not self._shown:
             # the panel shows the last answer as the client got it
-            text = html.escape(f"{rec.last.status} {reason_of(rec.last.status)}\n{rec.last.body}")
-            result.swaps.append(Swap("", "innerHTML", f'<pre class="tryit__response">{text}</pre>'))
+            result.response = f"{rec.last.status} {reason_of(rec.last.status)}\n{rec.last.body}"
         self._sent_lines, self._shown = len(lines), rec.last
         return result
 

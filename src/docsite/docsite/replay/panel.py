@@ -2,8 +2,10 @@
 
 A tiny page loads ``docs/assets/tryit/panel.mjs`` and gives it a transport that calls a
 Playwright-exposed Python function, which hands each message to ``tryit.browser.handle`` (the
-worker's own entry point) on this loop. So the same panel code and the same server code as on
-the site run here, without Pyodide, in well under a second per recipe.
+worker's own entry point) on this loop. So the same panel code (its sandboxed frame and the
+frame's driver too) and the same server code as on the site run here, without Pyodide, in
+well under a second per recipe. The test site is laid out as the built site is: the page at
+its root, ``assets/tryit/`` and the frame's scripts under ``_tryit/``.
 
 Example:
     >>> with BrowserLoop() as loop:  # doctest: +SKIP
@@ -19,15 +21,16 @@ from pathlib import Path
 from typing import Any
 
 from docsite.paths import DOCS
+from docsite.runtime.build import FRAME_SCRIPTS
 from tryit import browser as worker
 
-PANEL = DOCS / "assets" / "tryit" / "panel.mjs"
+ASSETS = DOCS / "assets" / "tryit"
 
 _PAGE = """<!DOCTYPE html>
 <html lang="en"><head><meta charset="utf-8"><title>demo panel</title></head>
 <body><div class="tryit__panel" hidden></div>
 <script type="module">
-import { DemoPanel, workerTransport } from "./panel.mjs";
+import { DemoPanel, workerTransport } from "./assets/tryit/panel.mjs";
 const send = async (message) => ({
   result: JSON.parse(await window.tryitServe(JSON.stringify(message))),
 });
@@ -47,10 +50,14 @@ _sessions = itertools.count(1)
 
 
 def panel_site(folder: Path) -> Path:
-    """Write the test page and a copy of ``panel.mjs`` into ``folder`` (served as the site)."""
+    """Write the test page, a copy of the widget's files and the frame's scripts into
+    ``folder`` (served as the site)."""
     folder.mkdir(parents=True, exist_ok=True)
     (folder / "index.html").write_text(_PAGE, encoding="utf-8")
-    shutil.copy2(PANEL, folder / "panel.mjs")
+    shutil.copytree(ASSETS, folder / "assets" / "tryit", dirs_exist_ok=True)
+    (folder / "_tryit").mkdir(exist_ok=True)
+    for script in FRAME_SCRIPTS:
+        shutil.copy2(script, folder / "_tryit" / script.name)
     return folder
 
 

@@ -107,12 +107,12 @@ def _more_than(recorder: Recorder, count: int) -> Callable[[], bool]:
     return lambda: recorder.count() > count
 
 
-PANEL = DOCS / "assets" / "tryit" / "panel.mjs"
+FRAME_DRIVER = DOCS / "assets" / "tryit" / "frame.js"
 
 # When htmx has started (DOMContentLoaded: its polls' timers start then) the page notes the
 # instant in wall-clock milliseconds and sets the reader's scripted clicks on its own (real)
-# timers with the demo panel's own scheduleActions. The listener is on the window, so htmx's
-# own (on the document) runs first, as in the demo.
+# timers with the demo panel's own scheduleActions (from its frame's driver). The listener is
+# on the window, so htmx's own (on the document) runs first, as in the demo.
 # (The function's source is part of the script: the page's CSP would refuse an eval.)
 _ON_READY = """(actions) => addEventListener("DOMContentLoaded", () => {
   window.__tryitReady = performance.timeOrigin + performance.now();
@@ -123,19 +123,15 @@ _ON_READY = """(actions) => addEventListener("DOMContentLoaded", () => {
 _sources: dict[str, str] = {}
 
 
-async def panel_function(browser: Any, name: str) -> str:
-    """The source of ``panel.mjs``'s exported function ``name``, read by the browser itself
-    (the module imported in a blank page), so a real page runs the very code the demo runs."""
+async def driver_function(browser: Any, name: str) -> str:
+    """The source of the function ``name`` of the panel frame's driver (``frame.js``, a plain
+    script), read by the browser itself (the script run in a blank page, where it does nothing
+    else), so a real page runs the very code the demo runs."""
     if name not in _sources:
         page = await browser.new_page()
         try:
-            _sources[name] = await page.evaluate(
-                """async ([source, name]) => {
-                  const url = URL.createObjectURL(new Blob([source], { type: "text/javascript" }));
-                  return String((await import(url))[name]);
-                }""",
-                [PANEL.read_text(encoding="utf-8"), name],
-            )
+            await page.add_script_tag(content=FRAME_DRIVER.read_text(encoding="utf-8"))
+            _sources[name] = await page.evaluate("(name) => String(window[name])", name)
         finally:
             await page.close()
     return _sources[name]
@@ -151,7 +147,7 @@ async def replay_hedron(browser: Any, recipe: Recipe) -> Recorder:
             page = await context.new_page()
             page.on("pageerror", lambda error: errors.append(str(error)))
             actions = [a.as_dict() for a in recipe.demo.scripted]
-            schedule = await panel_function(browser, "scheduleActions")
+            schedule = await driver_function(browser, "scheduleActions")
             script = _ON_READY.replace("SCHEDULE", schedule, 1)
             await page.add_init_script(f"({script})({json.dumps(actions)})")
             await page.goto(app.base_url + recipe.demo.page)  # returns once the page loaded

@@ -174,6 +174,10 @@ KEEP_SOURCES = ("anyio/__init__.py", "anyio/abc/__init__.py")
 # browser); it takes an ImportError as "no Pydantic 1 models here".
 WHEEL_DROP = ("pydantic/v1/",)
 HTMX = vendor.HTMX
+HEDRON_JS = ROOT / "src" / "hedron" / "hedron" / "static" / "hedron.js"
+#: The only scripts the hedron demo panel's sandboxed frame may run (``apppage.mjs``), served
+#: beside the runtime under ``_tryit/`` by their file names.
+FRAME_SCRIPTS = (HTMX, HEDRON_JS)
 
 
 def _tree_hash(*paths: Path) -> str:

@@ -42,7 +42,14 @@ HERE = Path(__file__).resolve().parent
 WORKER_DIR = DOCS / "assets" / "tryit"
 # The worker's module graph: a change to how it starts or restores Python changes what a
 # snapshot holds (``runtime.py`` rebuilds the runtime, and this snapshot, when they change).
-WORKER_FILES = ("worker.mjs", "snapshot.mjs", "prepared.mjs", "download.mjs", "files.mjs")
+WORKER_FILES = (
+    "worker.mjs",
+    "snapshot.mjs",
+    "prepared.mjs",
+    "download.mjs",
+    "files.mjs",
+    "lockdown.mjs",
+)
 FILE = "tryit-snapshot.bin"  # served as FILE + ".gz" and FILE + ".br" only
 # The worker checks the snapshot in slices of this size, each as soon as it is in, so that
 # only the last slice's sha256 is left once the last byte arrives (the whole 45 MB took 0.1 s).
