@@ -7,11 +7,16 @@ from __future__ import annotations
 
 import base64
 import json
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from docsite.pages import recipes as site_pages
 from tryit import browser, load_recipe, run_blocking
+from tryit.recipe import ROOT_ENV
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 async def _send(**message: Any) -> dict[str, Any]:
@@ -88,3 +93,49 @@ def test_hedron_messages_play_the_server_at_the_virtual_time_given() -> None:
                         url="/", headers=[], body=None, t=0)  # fmt: skip
 
     run_blocking(go)
+
+
+def test_install_writes_a_recipes_files_the_site_publishes_then_it_runs(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The runtime carries no recipe: the page sends each one's files first (``install``),
+    the files ``_tryit/recipes/<name>.json`` publishes as ``runtime``."""
+    name = "resq-async-poll"
+    published = site_pages.editor_files(load_recipe(name))["runtime"]
+    assert {"recipe.toml", "client.py", "server.py"} <= set(published)
+    assert "page.md" not in published
+    assert "transcript.txt" not in published
+    monkeypatch.setenv(ROOT_ENV, str(tmp_path))
+    committed = load_recipe(name, ROOT / "recipes").transcript_path.read_text().splitlines()
+
+    async def go() -> None:
+        with pytest.raises(ValueError, match="no recipe named"):
+            await _send(action="run", recipe=name, session="i", fresh=True)
+        assert await _send(action="install", recipe=name, files=published) == {"installed": name}
+        run = await _send(action="run", recipe=name, session="i", fresh=True)
+        assert run["lines"] == committed
+        await _send(action="reset", recipe=name, session="i")
+
+    run_blocking(go)
+    assert sorted(p.name for p in (tmp_path / name).iterdir()) == sorted(published)
+
+
+@pytest.mark.parametrize(
+    ("recipe", "files", "message"),
+    [
+        ("../up", {"recipe.toml": ""}, "is not a recipe's name"),
+        ("ok", {"client.py": ""}, "with recipe.toml"),
+        ("ok", {"recipe.toml": "", "../../x.py": ""}, "is not a recipe file's name"),
+        ("ok", {"recipe.toml": "", "sub/x.py": ""}, "is not a recipe file's name"),
+        ("ok", {"recipe.toml": "", ".hidden": ""}, "is not a recipe file's name"),
+        ("ok", {"recipe.toml": 3}, "is not a recipe file's name"),
+        ("ok", ["recipe.toml"], "with recipe.toml"),
+    ],
+)
+def test_install_refuses_what_is_not_a_recipes_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, recipe: str, files: Any, message: str
+) -> None:
+    monkeypatch.setenv(ROOT_ENV, str(tmp_path))
+    with pytest.raises(ValueError, match=message):
+        run_blocking(lambda: _send(action="install", recipe=recipe, files=files))
+    assert list(tmp_path.iterdir()) == []

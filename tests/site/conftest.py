@@ -54,6 +54,11 @@ def _build(target: Path, url: str) -> None:
     assert result.returncode == 0, result.stdout + result.stderr
 
 
+def _worker() -> bool:
+    """Whether this is one of several pytest-xdist workers of a run."""
+    return "PYTEST_XDIST_WORKER" in os.environ
+
+
 def _start(root: Path, port: int) -> StaticServer:
     try:
         return StaticServer(root, port=port).__enter__()
@@ -65,14 +70,15 @@ def _start(root: Path, port: int) -> StaticServer:
 def site_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[StaticServer]:
     """A static server for the built site, which it builds first if no run has yet."""
     shared = os.environ.get(SHARED)
-    folder = Path(shared) if shared else tmp_path_factory.getbasetemp().parent / "site"
+    run = tmp_path_factory.getbasetemp()  # a worker's is a folder in its run's
+    folder = Path(shared) if shared else (run.parent if _worker() else run) / "site"
     folder.mkdir(parents=True, exist_ok=True)
     root, built = folder / "site", folder / "built-for"
     with _locked(folder / ".lock"):
         old = built.read_text(encoding="utf-8") if built.is_file() else ""
         port = int(old.rsplit(":", 1)[1].strip("/")) if old else 0
         server = _start(root, port)
-        alone = "PYTEST_XDIST_WORKER" not in os.environ  # instant navigation: its own URL
+        alone = not _worker()  # instant navigation: its own URL
         if not old or (alone and old != server.url):
             built.unlink(missing_ok=True)
             root.mkdir(exist_ok=True)

@@ -66,16 +66,16 @@ def test_what_the_runtime_never_imports_stays_source(pyodide_dir: Path) -> None:
     assert "pydantic/mypy.pyc" not in pydantic
 
 
-def test_sources_read_at_run_time_and_recipes_keep_their_py(pyodide_dir: Path) -> None:
+def test_sources_read_at_run_time_keep_their_py_and_the_driver_carries_no_recipe(
+    pyodide_dir: Path,
+) -> None:
     anyio = _wheel(pyodide_dir, "anyio")
     tag = "cpython-314"
     assert "anyio/__init__.py" in anyio.namelist()
     cached = anyio.read(f"anyio/__pycache__/__init__.{tag}.pyc")
     assert int.from_bytes(cached[4:8], "little") == 0b01  # hash-based, never checked
     tryit = _wheel(pyodide_dir, "tryit").namelist()
-    recipe_files = [n for n in tryit if n.startswith("tryit/_recipes/")]
-    assert "tryit/_recipes/jobs-poll/app.py" in recipe_files
-    assert not any(n.endswith(".pyc") for n in recipe_files)
+    assert not [n for n in tryit if "recipe.toml" in n or "/_recipes/" in n]  # no recipe
     assert "tryit/browser.pyc" in tryit
 
 

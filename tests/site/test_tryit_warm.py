@@ -17,6 +17,7 @@ from typing import Any
 
 import pytest
 
+from docsite.paths import REPO
 from docsite.runtime import build as runtime
 from docsite.testing.static_server import StaticServer
 from tests._support.tryit_visit import LOAD_MS, Visit, committed
@@ -76,20 +77,35 @@ def test_a_later_visit_downloads_under_a_megabyte_without_cache_headers(
         assert _widget_bytes(server) <= 1_000_000, sorted(server.log, key=lambda e: -e[1])[:5]
 
 
-def _rebuild_with_a_changed_recipe(folder: Path) -> None:
-    """What ``runtime.py`` does after a recipe changed: a new tryit wheel, then the lockfile,
-    the bundle and the index written again (the runtime files stay as they are; without the
-    prepared interpreter, which a host sending files as they are never offers)."""
+# A new build's tryit: its recorder writes "> rebuilt ..." for each line the code prints.
+REBUILT = """
+_printed = Recorder.printed
+
+
+def _rebuilt(self, text):
+    _printed(self, "rebuilt " + text)
+
+
+Recorder.printed = _rebuilt
+"""
+
+
+def _rebuild_with_changed_code(folder: Path) -> None:
+    """What the runtime build does after the driver's code changed: a new tryit wheel, then
+    the lockfile, the bundle and the index written again (the runtime files stay as they are;
+    without the prepared interpreter, which a host sending files as they are never offers).
+    The wheel's compiled ``_record`` module gives way to its source, changed."""
     [wheel] = folder.glob("tryit-*.whl")
+    source = (REPO / "src" / "tryit" / "tryit" / "_record.py").read_bytes() + REBUILT.encode()
     with zipfile.ZipFile(wheel) as old:
         members = [(info, old.read(info)) for info in old.infolist()]
+    assert "tryit/_record.pyc" in [info.filename for info, _ in members]
     with zipfile.ZipFile(wheel, "w", zipfile.ZIP_DEFLATED) as new:
         for info, data in members:
-            if info.filename == f"tryit/_recipes/{RECIPE}/client.py":
-                changed = data.replace(b"print(r.status_code", b'print("rebuilt", r.status_code')
-                assert changed != data
-                data = changed
-            new.writestr(info, data)
+            if info.filename == "tryit/_record.pyc":
+                new.writestr("tryit/_record.py", source)
+            else:
+                new.writestr(info, data)
     info = json.loads((folder / runtime.LOCK_NAME).read_text())["info"]
     runtime.write_manifests(folder, info, prepared=False)
 
@@ -103,7 +119,7 @@ def test_a_new_build_replaces_the_kept_files(
     before = _index(folder)
     with StaticServer(site) as server, Visit(chromium, server.url) as visit:
         _first_visit(visit, f"recipes/{RECIPE}/")
-        _rebuild_with_a_changed_recipe(folder)
+        _rebuild_with_changed_code(folder)
         after = _index(folder)
         changed = {name for name in after if after[name] != before.get(name)}
         assert "site-packages.bin.gz" in changed

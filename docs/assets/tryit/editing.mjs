@@ -16,8 +16,8 @@ import {
   saveEdits,
   shareRecipe,
 } from "./edits.mjs";
+import { recipeFiles } from "./recipefiles.mjs";
 
-const FILES = new URL("../../_tryit/recipes/", import.meta.url);
 let nextId = 1;
 
 function element(tag, className, text = "") {
@@ -84,9 +84,7 @@ export class EditMode {
   }
 
   async load(fragment) {
-    const response = await fetch(new URL(`${this.recipe}.json`, FILES));
-    if (!response.ok) throw new Error(`the recipe's files could not be loaded (HTTP ${response.status})`);
-    this.originals = (await response.json()).files;
+    this.originals = (await recipeFiles(this.recipe)).files;
     let files = this.originals;
     let note = "";
     if (fragment) {

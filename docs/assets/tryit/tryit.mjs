@@ -8,6 +8,7 @@
 
 import { checkStep, checkWorkerMessage } from "./checks.mjs";
 import { EditMode } from "./editing.mjs";
+import { recipeFiles } from "./recipefiles.mjs";
 
 // No progress for this long: give up, say so and show the recorded transcript. Downloads
 // report progress many times a second. Once Python runs (starting, installing, importing) the
@@ -150,7 +151,7 @@ function startRuntime() {
   if (fetcher) worker.postMessage({ kind: "start", fetcher: channel.port1 }, [channel.port1]);
   else worker.postMessage({ kind: "start" }); // now the runtime loads
   // `silent`: what to say if no answer comes (the reader's edited code may be why)
-  state.send = (message, { silent = null } = {}) =>
+  const post = (message, { silent = null } = {}) =>
     new Promise((resolve, reject) => {
       if (state.failed) return reject(new Error(state.failed));
       const id = nextId++;
@@ -161,6 +162,20 @@ function startRuntime() {
       pending.set(id, { resolve, reject, timer });
       worker.postMessage({ id, message });
     });
+  // The runtime carries no recipe: the worker gets each one's files before its first message.
+  const installed = new Map();
+  const install = (recipe) => {
+    if (!installed.has(recipe)) {
+      const done = recipeFiles(recipe).then(({ runtime }) => post({ action: "install", recipe, files: runtime }));
+      done.catch(() => installed.delete(recipe)); // tried again with the next message
+      installed.set(recipe, done);
+    }
+    return installed.get(recipe);
+  };
+  state.send = async (message, options) => {
+    await install(message.recipe);
+    return post(message, options);
+  };
   return state;
 }
 

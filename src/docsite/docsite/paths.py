@@ -6,6 +6,7 @@ so the repository is found from this file.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[3]
@@ -13,5 +14,6 @@ RECIPES = REPO / "recipes"
 DOCS = REPO / "docs"
 SRC = REPO / "src"
 MKDOCS_YML = REPO / "mkdocs.yml"
-CACHE = REPO / ".cache"
+#: What builds keep between runs (git-ignored); ``DOCSITE_CACHE`` names another folder.
+CACHE = Path(os.environ.get("DOCSITE_CACHE") or REPO / ".cache")
 REQUIREMENTS = REPO / "scripts" / "requirements"

@@ -211,7 +211,13 @@ class SitePlugin(BasePlugin[SiteConfig]):
         if self.with_runtime:
             target = site_dir / RUNTIME_DIR
             shutil.rmtree(target, ignore_errors=True)
-            shutil.copytree(self.runtime_dir, target, ignore=shutil.ignore_patterns(".stamp"))
+            if self._command == "serve":  # the preview links to the cache: no 40 MB copy
+                target.mkdir(parents=True)
+                for part in self.runtime_dir.iterdir():
+                    if part.name != ".stamp":
+                        (target / part.name).symlink_to(part)
+            else:
+                shutil.copytree(self.runtime_dir, target, ignore=shutil.ignore_patterns(".stamp"))
             for script in runtime.FRAME_SCRIPTS:  # what the hedron demo panel's frame may run
                 (target / script.name).unlink(missing_ok=True)  # a link into the cache
                 shutil.copy2(script, target / script.name)

@@ -2,7 +2,9 @@
 
 The worker's JavaScript only relays messages: :func:`boot` once, then :func:`handle` for each
 message, which answers in JSON. Every message names ``"recipe"`` and ``"session"`` (one per
-widget on the page):
+widget on the page). The runtime carries no recipe: before the first message about a recipe
+the page sends ``{"action": "install", "files": {name: text}}``, the files the site publishes
+in ``_tryit/recipes/<name>.json`` (:func:`install`). Then:
 
 - resq recipes, one per click: ``{"action": "step" | "run" | "reset", "fresh": bool}``,
   answered with a :class:`tryit.StepResult`; the stepping happens here, in Python.
@@ -29,6 +31,9 @@ from __future__ import annotations
 
 import functools
 import json
+import os
+import re
+import shutil
 import sys
 from collections.abc import Callable
 from typing import Any
@@ -38,7 +43,7 @@ from tryit._record import Recorder
 from tryit._resq_demo import open_demo
 from tryit._server import PageServer
 from tryit._stepper import Stepper, StepResult
-from tryit.recipe import Recipe, load_recipe
+from tryit.recipe import NAME_RE, ROOT_ENV, Recipe, load_recipe, recipes_root
 
 _demos: dict[str, Stepper] = {}
 _pages: dict[str, PageServer] = {}
@@ -64,6 +69,11 @@ def can_block() -> bool:
     return bool(can_run_sync())
 
 
+#: Where the worker keeps the files of the recipes it runs (``install`` writes them).
+RECIPES = "/home/pyodide/recipes"
+_FILE_NAME = re.compile(r"^[A-Za-z0-9_][\w.-]*$")
+
+
 async def boot() -> str:
     """Import the libraries (a missing wheel fails here, loudly) and install the shim."""
     import fastapi  # noqa: F401
@@ -74,6 +84,7 @@ async def boot() -> str:
 
     if sys.platform == "emscripten":
         install_inline_threadpool()
+        os.environ.setdefault(ROOT_ENV, RECIPES)  # where install() writes each recipe
     return json.dumps({"python": sys.version.split()[0], "jspi": can_block()})
 
 
@@ -83,12 +94,38 @@ def _needs_blocking(name: str) -> bool:
     return recipe.driver == "client" and recipe.demo.adapter == "requests"
 
 
+def install(name: str, files: Any) -> None:
+    """Write a recipe's files (``{file name: text}``, as the site publishes them in
+    ``_tryit/recipes/<name>.json``) into the recipes folder, replacing what was there.
+
+    Raises:
+        ValueError: a name that is not a recipe's or a file's plain name, or a text that is
+            not a string.
+    """
+    if not NAME_RE.match(name):
+        raise ValueError(f"install: {name!r:.60} is not a recipe's name")
+    if not isinstance(files, dict) or "recipe.toml" not in files:
+        raise ValueError("install: files must be an object {file name: text} with recipe.toml")
+    for file, text in files.items():
+        if not isinstance(file, str) or not _FILE_NAME.match(file) or not isinstance(text, str):
+            raise ValueError(f"install: {file!r:.60} is not a recipe file's name and text")
+    folder = recipes_root() / name
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    for file, text in files.items():
+        (folder / file).write_text(text, encoding="utf-8")
+    _needs_blocking.cache_clear()
+
+
 async def handle(message: str) -> str:
     """Answer one message from the page (see the module docstring)."""
     msg = json.loads(message)
     action, name = msg.get("action"), msg.get("recipe")
     if not isinstance(name, str):
         raise ValueError("handle(): message needs a 'recipe' name")
+    if action == "install":
+        install(name, msg.get("files"))
+        return json.dumps({"installed": name})
     key = str(msg.get("session") or name)  # one session per widget on the page
     if action == "reset" or msg.get("fresh"):
         await _drop(key)
@@ -102,7 +139,8 @@ async def handle(message: str) -> str:
         return json.dumps(await _serve(action, name, key, msg))
     if action not in ("step", "run"):
         raise ValueError(
-            "handle(): action must be 'step', 'run', 'reset', 'open', 'request' or 'end', "
+            "handle(): action must be 'install', 'step', 'run', 'reset', 'open', 'request' or "
+            "'end', "
             f"got {action!r}"
         )
     if _needs_blocking(name) and not can_block():

@@ -18,6 +18,7 @@ from __future__ import annotations
 import dataclasses
 import importlib.util
 import itertools
+import os
 import re
 import tomllib
 from collections.abc import Mapping
@@ -57,11 +58,17 @@ FORM_RE = re.compile(r"^[\w.~%-]+=[\w.~%-]*(?:&[\w.~%-]+=[\w.~%-]*)*$")
 _counter = itertools.count()
 
 
+#: Names another folder of recipes (the browser's worker writes there the files of each recipe
+#: it runs, fetched from the site: the runtime itself carries no recipe).
+ROOT_ENV = "TRYIT_RECIPES"
+
+
 def recipes_root() -> Path:
-    """Where the recipes are: inside the wheel (browser) or the repository's ``recipes/``."""
-    bundled = Path(__file__).resolve().parent / "_recipes"
-    if bundled.is_dir():
-        return bundled
+    """Where the recipes are: the folder ``$TRYIT_RECIPES`` names, else the repository's
+    ``recipes/``."""
+    named = os.environ.get(ROOT_ENV)
+    if named:
+        return Path(named)
     return Path(__file__).resolve().parents[3] / "recipes"
 
 

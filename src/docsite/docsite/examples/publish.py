@@ -29,6 +29,7 @@ import io
 import json
 import shutil
 import tarfile
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -152,6 +153,7 @@ def publish(
     site_url: str | None = None,
     examples_dir: Path = EXAMPLES_DIR,
     wheels: dict[str, Path] | None = None,
+    tree: Mapping[str, bytes] | None = None,
 ) -> dict[str, Any]:
     """Write the examples, archives, wheels page and download script into ``site_dir``.
 
@@ -166,6 +168,9 @@ def publish(
             the tree for the URL it was generated for.
         examples_dir: the generated tree (``docs/examples/``).
         wheels: the wheels to publish (default: :func:`local_wheels`).
+        tree: the tree's files (``{"<name>/<file>": bytes}``, its ``manifest.json`` among
+            them) instead of those in ``examples_dir``: ``mkdocs serve`` publishes the tree
+            the recipes generate right now, so a download follows an edit.
 
     Returns:
         The manifest that was published.
@@ -174,7 +179,13 @@ def publish(
         RuntimeError: the tree does not match its manifest, or the wheels are not the versions
             the manifest names: regenerate with ``python scripts/examples.py``.
     """
-    manifest: dict[str, Any] = json.loads((examples_dir / "manifest.json").read_bytes())
+    if tree is None:
+        tree = {
+            p.relative_to(examples_dir).as_posix(): p.read_bytes()
+            for p in sorted(examples_dir.rglob("*"))
+            if p.is_file()
+        }
+    manifest: dict[str, Any] = json.loads(tree["manifest.json"])
     if wheels is None:
         wheels = local_wheels()
     names = {dist: path.name for dist, path in wheels.items()}
@@ -190,7 +201,7 @@ def publish(
     out.mkdir(parents=True)
     mtime = (examples_dir / "manifest.json").stat().st_mtime
     for name, entry in manifest["examples"].items():
-        files = {f: (examples_dir / name / f).read_bytes() for f in entry["files"]}
+        files = {f: tree[f"{name}/{f}"] for f in entry["files"]}
         for filename, data in files.items():
             if hashlib.sha256(data).hexdigest() != entry["files"][filename]:
                 raise RuntimeError(
@@ -229,10 +240,19 @@ class ExamplesPlugin(BasePlugin[ExamplesConfig]):
                 files.remove(file)
         return files
 
+    def __init__(self) -> None:
+        self._serving = False
+
+    def on_startup(self, *, command: str, dirty: bool) -> None:
+        self._serving = command == "serve"
+
     def on_post_build(self, config: Any) -> None:
-        """Publish the tree, the archives, the wheels and the download script."""
+        """Publish the tree, the archives, the wheels and the download script: the committed
+        tree, or under ``mkdocs serve`` the one the recipes generate now (an edited recipe's
+        download shows the edit before ``scripts/recipe sync`` commits it)."""
         site_dir, examples_dir = Path(config["site_dir"]), Path(config["docs_dir"]) / "examples"
-        publish(site_dir, site_url=config.get("site_url"), examples_dir=examples_dir)
+        tree = examples.current_tree() if self._serving else None
+        publish(site_dir, site_url=config.get("site_url"), examples_dir=examples_dir, tree=tree)
 
     def on_serve(self, server: Any, config: Any, builder: Any) -> Any:
         """``mkdocs serve`` rebuilds when the download script changes."""

@@ -20,13 +20,21 @@ from tryit.recipe import Recipe
 LANGS = {".py": "python", ".toml": "toml", ".txt": "text", ".md": "markdown", ".sh": "bash"}
 
 
-#: Where the widget's editor finds a recipe's files (under the site's ``_tryit/``).
+#: Where the widget finds a recipe's files (under the site's ``_tryit/``).
 EDITOR_FILES = "recipes/{name}.json"
 
 
 def editor_files(recipe: Recipe) -> dict[str, Any]:
-    """What the widget's editor opens (``_tryit/recipes/<name>.json``, fetched when the
-    reader clicks Edit): the files the page shows, byte for byte, the editable one marked."""
+    """A recipe's files as the widget fetches them (``_tryit/recipes/<name>.json``):
+
+    - ``files``: what the editor opens (fetched when the reader clicks Edit), the files the
+      page shows, byte for byte, the editable one marked;
+    - ``runtime``: what the worker needs to run it (sent to the worker before the recipe's
+      first step; the runtime carries no recipe): its ``recipe.toml`` and Python files.
+    """
+    runtime = sorted(
+        p for p in recipe.folder.iterdir() if p.suffix == ".py" or p.name == "recipe.toml"
+    )
     return {
         "recipe": recipe.name,
         "files": [
@@ -37,6 +45,7 @@ def editor_files(recipe: Recipe) -> dict[str, Any]:
             }
             for name in recipe.files
         ],
+        "runtime": {path.name: path.read_text(encoding="utf-8") for path in runtime},
     }
 
 

@@ -6,8 +6,8 @@ Steps (each cached; rerun only when its inputs change):
 1. the Pyodide runtime files from the pinned npm package (``docsite/npm.py``);
 2. the browser wheel set pinned in ``browser-requirements.txt``, downloaded with pip for the
    Pyodide platform (pure wheels plus the wasm builds of compiled ones);
-3. fresh wheels of this repository's ``resq`` and ``hedron`` distributions and of the
-   ``tryit`` driver (which carries the recipes as package data);
+3. fresh wheels of this repository's ``resq``, ``hedron`` and ``tryit`` distributions (no
+   recipe is in the runtime: the page hands the worker each recipe's files);
 4. bytecode: the standard library (without the parts no recipe can use in a browser,
    ``STDLIB_DROP``) and every wheel, rewritten so that what the runtime imports is a ``.pyc``
    compiled by the pinned Pyodide itself under Node (``bytecode.py``, ``run_in_node.mjs``);
@@ -285,10 +285,10 @@ def _build_local_wheels() -> Path:
 
 def build_tryit_wheel() -> Path:
     """A wheel of the ``tryit`` driver (``src/tryit``, built by its build backend like resq and
-    hedron), which carries every recipe under ``tryit/_recipes/<name>/``."""
+    hedron). It carries no recipe: a recipe's edit never rebuilds the runtime."""
     folder = CACHE / "tryit"
     source = ROOT / "src" / "tryit"
-    key = _tree_hash(source, ROOT / "recipes")
+    key = _tree_hash(source)
     if _stamped(folder, key) and any(folder.glob("tryit-*.whl")):
         return folder
     shutil.rmtree(folder, ignore_errors=True)
@@ -345,6 +345,7 @@ def precompile(pyodide: Path, wheel_dirs: list[Path]) -> Path:
         "stdlib": [_host(trimmed), _host(staging / "python_stdlib.zip")],
         "wheels": [[_host(w), _host(staging / w.name)] for w in wheels],
         "entry": "tryit.browser",
+        "recipes": _host(ROOT / "recipes"),  # what the probe runs (tryit.recipe.ROOT_ENV)
         "keep_sources": list(KEEP_SOURCES),
         "drop": list(WHEEL_DROP),
     }

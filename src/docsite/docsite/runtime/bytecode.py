@@ -17,9 +17,10 @@ from __future__ import annotations
 import ast
 import base64
 import hashlib
-import importlib._bootstrap_external as bootstrap
 import importlib.util
 import json
+import marshal
+import os
 import sys
 import zipfile
 from typing import Any
@@ -51,17 +52,22 @@ def _without_docstrings(source: bytes, filename: str) -> ast.Module:
     return tree
 
 
+def _pyc(code: Any, flags: int, key: bytes) -> bytes:
+    """A ``.pyc`` as PEP 552 lays it out: the magic number, the flags, the 8 bytes that key it
+    to its source (a time and a size, or a hash), then the marshalled code."""
+    return importlib.util.MAGIC_NUMBER + flags.to_bytes(4, "little") + key + marshal.dumps(code)
+
+
 def _compile(source: bytes, filename: str) -> bytes:
     """A sourceless ``.pyc`` (timestamp kind; nothing to compare it with once installed)."""
     code = compile(_without_docstrings(source, filename), filename, "exec", dont_inherit=True)
-    return bytes(bootstrap._code_to_timestamp_pyc(code))  # type: ignore[attr-defined]
+    return _pyc(code, 0, bytes(8))
 
 
 def _hash_pyc(source: bytes, filename: str) -> bytes:
     """An unchecked hash-based ``.pyc``: used beside its source, whatever the file times."""
     code = compile(source, filename, "exec", dont_inherit=True)
-    digest = importlib.util.source_hash(source)
-    return bytes(bootstrap._code_to_hash_pyc(code, digest, False))  # type: ignore[attr-defined]
+    return _pyc(code, 0b01, importlib.util.source_hash(source))  # hash-based, not checked
 
 
 def _cache_name(path: str) -> str:
@@ -166,12 +172,14 @@ async def main(args: list[str]) -> int:
     """Run the job described by the JSON file ``args[0]``.
 
     ``{"stdlib": [source, target], "wheels": [[source, target], ...], "entry": module,
-    "keep_sources": [member, ...], "drop": [prefix, ...]}``: probe what ``entry`` imports,
-    then rewrite the standard library and every wheel.
+    "recipes": folder, "keep_sources": [member, ...], "drop": [prefix, ...]}``: probe what
+    ``entry`` imports running the recipes of ``folder``, then rewrite the standard library and
+    every wheel.
     """
     with open(args[0], encoding="utf-8") as handle:  # noqa: ASYNC230 - a build step
         job: dict[str, Any] = json.load(handle)
     wheels = [pair[0] for pair in job["wheels"]]
+    os.environ["TRYIT_RECIPES"] = job["recipes"]  # the runtime carries no recipe
     used = await probe(wheels, job["entry"])
     print(f"probe: {len(used)} modules imported")
     count = stdlib(job["stdlib"][0], job["stdlib"][1], used)
