@@ -1,4 +1,4 @@
-"""Polling job status with TaskFlow (Supported path). In-memory backend — local demo only."""
+"""Polling job status with TaskFlow. In-memory backend: a local demo only."""
 
 from __future__ import annotations
 

@@ -2,7 +2,7 @@
 (``docsite.npm``, an exact pin), injected into the page under test from that file.
 
 Never committed, never loaded from another origin. :data:`THEME` lists, one by one, what the
-site's theme (MkDocs Material) itself still triggers; the maintainers page lists them too.
+site's theme (MkDocs Material) itself still triggers, each with why.
 Anything else serious or critical is the site's own and fails the test.
 """
 

@@ -1,16 +1,25 @@
-"""The code in the hedron docs pages runs as written."""
+"""The code in the hedron docs pages runs as written (``tests/_support/docs_blocks.py`` runs a
+page's blocks in order; a page's own checks follow)."""
 
 from __future__ import annotations
 
 import re
-from typing import Any
+from pathlib import Path
+from types import SimpleNamespace
+from typing import Any, Protocol
 
 import httpx
 import pytest
 from hedron_support import ROOT, SECRET, page_token
 
 from hedron import Hedron, Page, Text
+from hedron.jobs import job_result_response, use_job_backend
 from hedron_core import render
+from hedron_core.jobs import InMemoryJobBackend, JobState, JobStatus
+from resq import Requests
+from resq.clock import VirtualClock, use_clock
+from resq.transports import ASGIAdapter
+from tests._support.docs_blocks import run_blocks
 
 DOCS = ROOT / "docs" / "hedron"
 
@@ -52,15 +61,96 @@ async def test_getting_started_blocks_run(index: int, anyio_backend: str) -> Non
             assert "Subscribed a@b.c." in r.text
 
 
-def test_components_page_blocks_run() -> None:
-    code = blocks("components.md")
-    panel = run_block(code[0])["panel"]
-    assert 'value="42"' in render(panel)
-    kbd_block = next(b for b in code if "class Kbd" in b)
-    kbd = run_block(kbd_block)["Kbd"]
-    assert render(kbd("Ctrl")) == '<kbd class="kbd">Ctrl</kbd>'
+@pytest.mark.anyio
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+async def test_components_page_runs(anyio_backend: str) -> None:
+    job = SimpleNamespace(finished=False, done=2, total=5)
+    app = Hedron(title="Docs", session_secret=SECRET)
+    namespace = {"__name__": "docs_example", "app": app, "jobs": {"7": job}}
+    out = run_blocks("hedron/components.md", namespace)
+    assert 'value="42"' in render(out["panel"])
+    assert render(out["Kbd"]("Ctrl")) == '<kbd class="kbd">Ctrl</kbd>'
     with pytest.raises(ValueError, match=r"Kbd\.key"):
-        kbd("")
+        out["Kbd"]("")
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://test") as client:
+        assert (await client.get("/jobs/7/status")).status_code == 200
+        job.finished = True
+        done = await client.get("/jobs/7/status")
+        assert (done.status_code, "Done" in done.text) == (286, True)
+
+
+@pytest.mark.anyio
+@pytest.mark.parametrize("anyio_backend", ["asyncio"])
+async def test_jobs_page_runs(anyio_backend: str) -> None:
+    app = Hedron(title="Docs", session_secret=SECRET)
+    scope = {"auth_subject": "u", "tenant_id": "t"}
+
+    @app.get("/reports/{job_id}/result")
+    def result(job_id: str) -> Any:
+        return job_result_response(backend.get(job_id, **scope), **scope)
+
+    backend = InMemoryJobBackend()
+    report = backend.submit("report", {}, **scope)
+    backend.mark(report.id, JobState.SUCCEEDED, result={"rows": 7})
+
+    def the_status_route(namespace: dict[str, Any]) -> dict[str, Any]:
+        """The status endpoint's block: the job the previous block made, its scope."""
+        job = namespace["job"]
+        namespace["backend"].mark(job.id, JobState.RUNNING)
+        return {"app": app, "job_id": job.id, "current_scope": lambda request: scope}
+
+    in_process = ASGIAdapter(app)
+    with (
+        use_job_backend(backend),
+        use_clock(VirtualClock()),
+        Requests("http://app", "requests", 5, transport=in_process) as client,
+    ):
+        out = run_blocks(
+            "hedron/jobs.md",
+            {"__name__": "docs_example", "client": client},
+            before={5: the_status_route, 6: {"job_id": report.id}},
+        )
+    assert out["r"].status_code == 200
+    assert out["r"].json()["result"] == {"rows": 7}
+    assert isinstance(out["job"], JobStatus)
+    assert out["job"].created_at == 5.0  # the current clock's example
+    transport = httpx.ASGITransport(app=app)
+    async with httpx.AsyncClient(transport=transport, base_url="http://test") as http:
+        status = await http.get(f"/jobs/{out['job'].id}/status", headers={"HX-Request": "true"})
+        assert status.status_code == 200
+        assert "Running" in status.text
+
+
+def test_backends_page_runs(tmp_path: Path) -> None:
+    async def resize(ctx: Any) -> None:  # the task of the Jobs page
+        return None
+
+    namespace: dict[str, Any] = {
+        "__name__": "docs_example",
+        "resize": resize,
+        "job_id": "some-job",
+        "Protocol": Protocol,
+        "JobStatus": JobStatus,
+        "JobState": JobState,
+    }
+    try:
+        out = run_blocks(
+            "hedron/backends.md",
+            namespace,
+            replace={
+                "/var/lib/myapp/jobs.db": str(tmp_path / "myapp.db"),
+                '"jobs.db"': repr(str(tmp_path / "jobs.db")),
+            },
+        )
+    finally:
+        if "runner" in namespace:
+            namespace["runner"].stop()
+        if hasattr(namespace.get("backend"), "close"):
+            namespace["backend"].close()
+    assert (tmp_path / "myapp.db").is_file()
+    assert (tmp_path / "jobs.db").is_file()
+    assert {"submit", "get", "mark", "close"} <= set(vars(out["JobBackend"]))
 
 
 def test_security_page_blocks_run(monkeypatch: pytest.MonkeyPatch) -> None:

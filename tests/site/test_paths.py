@@ -34,6 +34,23 @@ def test_every_recipe_is_on_a_learning_path() -> None:
     assert sum(len(s) for s in learning_paths.steps(PATHS, RECIPES)) == len(RECIPES)
 
 
+def test_a_learner_meets_the_verbs_before_poll_and_the_experiments_last() -> None:
+    by_name = {r.name: r for r in RECIPES}
+    for path in PATHS:
+        titles = [topic.title for topic in path.topics]
+        marked = [i for i, title in enumerate(titles) if "(experimental)" in title]
+        assert marked == list(range(len(titles) - len(marked), len(titles))), path.title
+        for topic in path.topics:
+            for name in topic.recipes:
+                if name in by_name and "experimental" in by_name[name].title.lower():
+                    assert "(experimental)" in topic.title, (name, topic.title)
+    (resq,) = [p for p in PATHS if p.library == "resq"]
+    first = [by_name[n] for n in resq.topics[0].recipes if n in by_name]
+    assert {r.demo.adapter for r in first} == {"requests", "httpx"}  # the sync and async verbs
+    for recipe in first:  # a verb that waits: no poll() yet
+        assert "poll(" not in (recipe.folder / "client.py").read_text(encoding="utf-8")
+
+
 def test_a_path_leaves_out_missing_recipes_and_numbers_without_gaps() -> None:
     path = learning_paths.LearningPath(
         "resq",

@@ -1,6 +1,6 @@
 """Regenerate the standalone example tree ``docs/examples/`` from ``recipes/``.
 
-Maintainers' commands (docs/maintainers.md, "The example tree", says when)::
+Maintainers' commands (docs/maintainers/index.md, "When a check reports drift", says when)::
 
     python scripts/examples.py           # rewrite docs/examples/ from recipes/
     python scripts/examples.py --check   # exit 1 and list what is stale (the test suite runs this)

@@ -199,12 +199,11 @@ def _cell(text: str) -> str:
 def index_markdown(paths: Sequence[LearningPath], recipes: Sequence[Recipe]) -> str:
     """Markdown of ``recipes/index.md``: the paths in order, grouped by topic."""
     out = ["# Recipes", ""]
-    out += ["Every recipe is a folder of real code under `recipes/` in the repository. Its page"]
-    out += ["shows the files byte for byte, the test suite runs it to the end and compares the"]
-    out += ["transcript, and **Try it** runs the very same code in your browser (Pyodide, served"]
-    out += ["from this site), one request per click, on a virtual clock.", ""]
-    out += ["The recipes form one path per library, in the order a tutorial would take them;"]
-    out += ["each page links to the previous and the next step.", ""]
+    out += ["Each recipe is a small program you can run. Its page shows the code, and **Try it**"]
+    out += ["runs that code in your browser, one request per click. The test suite runs the same"]
+    out += ["code for real and checks that it does what the page shows.", ""]
+    out += ["There is one path per library, in the order a learner needs the steps. Each page"]
+    out += ["links to the previous and the next step.", ""]
     for path_steps in steps(paths, recipes):
         if not path_steps:
             continue

@@ -113,23 +113,33 @@ GO_LIVE = (
 )
 
 
-def widget_block(recipe: Recipe, download: int | None = None) -> str:
+def widget_block(recipe: Recipe, download: int | None = None, *, where: str = "") -> str:
     """The widget followed by the recorded transcript (included, and the widget's fallback).
 
     The recorded transcript is open (``???+``) for a reader without JavaScript;
-    :data:`GO_LIVE` closes it.
+    :data:`GO_LIVE` closes it. Given the page it goes on (``where``, ``recipes/x.md``), a
+    line under it links to the page that explains Try it (:data:`ABOUT`).
     """
     out = [widget_html(recipe, download), ""]
     out += ['???+ note tryit-recorded "Recorded transcript (what the test suite asserts)"', ""]
     if recipe.transcript_path.is_file():
         transcript = f"recipes/{recipe.name}/transcript.txt"
         out += ["    ```text", f'    --8<-- "{transcript}"', "    ```", ""]
-    else:  # a recipe that just landed: `python scripts/transcripts.py --update` records it
+    else:  # a recipe that just landed: `scripts/recipe sync NAME` records it
         out += ["    No transcript has been recorded for this recipe yet.", ""]
     out += [GO_LIVE, ""]
+    if where:
+        about = "../" * where.count("/") + ABOUT
+        out += [
+            f'<p class="tryit-about" markdown="span">[How Try it works]({about}): the download,'
+            " what your browser keeps, what edited code can do.</p>",
+            "",
+        ]
     return "\n".join(out)
 
 
+#: The page that explains Try it (the runtime, what is kept, what edited code can do).
+ABOUT = "try-it.md"
 _MARKER = re.compile(r"^<!--\s*tryit:\s*([\w-]+)\s*-->[ \t]*$", re.MULTILINE)
 #: The widget's own words for a recipe page; a topic page names the recipe instead.
 _RUNS_BELOW = "Runs the code below"
@@ -165,7 +175,7 @@ def embed_widgets(
             f'<p class="tryit-recipe" markdown="span">Runs the recipe '
             f"**[{recipe.title}]({_recipe_link(name, where)})** (`recipes/{name}/`).</p>"
         )
-        block = widget_block(recipe, download)
+        block = widget_block(recipe, download, where=where)
         block = block.replace(_RUNS_BELOW, f"Runs the recipe <b>{html.escape(recipe.title)}</b>")
         return caption + "\n\n" + block
 
@@ -197,7 +207,7 @@ def recipe_page(
     if not recipe.in_browser:
         out += ["## A real run", "", real_run_block(recipe), ""]
     else:
-        out += ["## Try it", "", widget_block(recipe, download), ""]
+        out += ["## Try it", "", widget_block(recipe, download, where=f"{base}.md"), ""]
     out += ["## The code", ""]
     for file in recipe.files:
         lang = LANGS.get(Path(file).suffix, "text")
