@@ -33,6 +33,7 @@ from tests._support.broken_chromium import POSSIBLE, without_chromium
 from tests._support.tryit_visit import LOAD_MS, Visit, committed
 
 pytestmark = [
+    pytest.mark.slow,  # scripts/build, the whole site
     pytest.mark.skipif(
         not POSSIBLE, reason="needs root's unshare to put a broken Chromium in place"
     ),

@@ -351,7 +351,11 @@ def precompile(pyodide: Path, wheel_dirs: list[Path]) -> Path:
     }
     (staging / "jobs.json").write_text(json.dumps(job, indent=1), encoding="utf-8")
     script = [str(HERE / "run_in_node.mjs"), str(pyodide), str(HERE / "bytecode.py")]
-    subprocess.run(["node", *script, _host(staging / "jobs.json")], check=True)
+    done = subprocess.run(
+        ["node", *script, _host(staging / "jobs.json")], capture_output=True, text=True, check=False
+    )
+    if done.returncode != 0:  # its report is for a failure only: a clean build prints nothing
+        raise RuntimeError(f"the runtime's bytecode was not made:\n{done.stdout}{done.stderr}")
     trimmed.unlink()
     (staging / "jobs.json").unlink()
     _stamp(staging, key)
