@@ -1,6 +1,7 @@
-// The code editor of the "Try it" widget: CodeMirror 6, self-hosted under _tryit/codemirror/
-// (built by docsite/editor.py from pinned npm packages). Nothing imports this
-// module before the reader clicks Edit; importing it loads CodeMirror and editor.css.
+// The code editor of the "Try it" widget: CodeMirror 6, self-hosted (built by docsite/editor.py
+// from pinned npm packages), imported by its packages' names, which the import map the site
+// writes into every page resolves to its copy. Nothing imports this module before the reader
+// clicks Edit; importing it loads CodeMirror and editor.css.
 //
 //   const editor = openEditor(container, { files: [{ name, text, editable }], onChange });
 //   editor.getFiles() / setFiles(files) / show(name) / markLine(name, line, message)
@@ -10,7 +11,7 @@
 // they can be read and copied with the keyboard). Colours are the site's own code colours
 // (CSS variables of the theme), so the editor follows the light and dark palettes.
 
-import { EditorState, StateEffect, StateField } from "../../_tryit/codemirror/codemirror-state.js";
+import { EditorState, StateEffect, StateField } from "@codemirror/state";
 import {
   Decoration,
   EditorView,
@@ -21,16 +22,16 @@ import {
   highlightSpecialChars,
   keymap,
   lineNumbers,
-} from "../../_tryit/codemirror/codemirror-view.js";
+} from "@codemirror/view";
 import {
   bracketMatching,
   indentOnInput,
   indentUnit,
   syntaxHighlighting,
-} from "../../_tryit/codemirror/codemirror-language.js";
-import { defaultKeymap, history, historyKeymap, indentWithTab } from "../../_tryit/codemirror/codemirror-commands.js";
-import { python } from "../../_tryit/codemirror/codemirror-lang-python.js";
-import { tagHighlighter, tags } from "../../_tryit/codemirror/lezer-highlight.js";
+} from "@codemirror/language";
+import { defaultKeymap, history, historyKeymap, indentWithTab } from "@codemirror/commands";
+import { python } from "@codemirror/lang-python";
+import { tagHighlighter, tags } from "@lezer/highlight";
 
 const STYLESHEET = new URL("editor.css", import.meta.url).href;
 
