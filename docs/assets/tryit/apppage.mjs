@@ -81,6 +81,7 @@ function noEval(doc) {
 export async function preparePage(bytes, base, fetchApp) {
   const doc = new DOMParser().parseFromString(new TextDecoder().decode(bytes), "text/html");
   const own = (value) => {
+    if (value === null) return null; // no address (a stylesheet link without href): nothing to fetch
     try {
       const url = new URL(value, base);
       return url.origin === base.origin ? url : null;
