@@ -94,6 +94,25 @@ def test_no_page_loads_anything_from_another_origin(built_site: Path, site_url: 
     assert offenders == []
 
 
+def test_every_page_maps_the_editors_imports_to_the_sites_own_modules(built_site: Path) -> None:
+    """The import map (docsite.editor.import_map) is the last thing in every page's head: the
+    first page of a visit is any of them (instant navigation keeps its map)."""
+    pages = [
+        path
+        for path in built_site.rglob("*.html")
+        if 'name="generator" content="mkdocs-' in path.read_text(encoding="utf-8")
+    ]
+    assert len(pages) > 20
+    for path in pages:
+        maps = re.findall(r'<script type="importmap">(.*?)</script>', path.read_text("utf-8"), re.S)
+        assert len(maps) == 1, path
+        assert path.read_text(encoding="utf-8").count(f"{maps[0]}</script></head>") == 1, path
+        for url in json.loads(maps[0])["imports"].values():
+            # relative to the page; the error page's from the root (the test site's is "/")
+            target = built_site / url[1:] if url.startswith("/") else path.parent / url
+            assert target.resolve().is_file(), (path, url)
+
+
 def test_runtime_is_copied_with_a_lockfile_matching_its_wheels(built_site: Path) -> None:
     folder = built_site / "_tryit" / "pyodide"
     lock = json.loads((folder / "tryit-lock.json").read_text())

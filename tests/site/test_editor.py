@@ -260,6 +260,33 @@ def test_the_editor_survives_instant_navigation(tab: Tab, site_server: StaticSer
     tab.goto()
 
 
+def test_the_first_pages_import_map_serves_a_page_reached_by_instant_navigation(
+    chromium: Any, site_server: StaticServer
+) -> None:
+    """The editor's CodeMirror imports resolve through the map of the page the visit began on
+    (the home page: its addresses are relative to another folder than the recipe page's)."""
+    home = Tab(chromium, site_server.url)
+    warnings: list[str] = []  # the browser's word on a map entry it ignores
+    home.page.on("console", lambda message: warnings.append(message.text))
+    try:
+        home.page.goto(site_server.url)
+        home.page.evaluate("window.__sameDocument = 1")
+        home.page.evaluate(
+            """(href) => { const a = document.createElement("a"); a.href = href;
+                           document.querySelector("article").append(a); a.click(); }""",
+            site_server.url + PAGE,
+        )
+        home.page.wait_for_url(site_server.url + PAGE)
+        home.page.wait_for_selector(".tryit[data-state]")
+        assert home.page.evaluate("window.__sameDocument") == 1
+        assert home.open() == ["client.py", "server.py"]
+        assert any("/_tryit/codemirror/codemirror-view.js" in u for u in home.editor_requests())
+        assert home.errors == []
+        assert [text for text in warnings if "import map" in text.lower()] == []
+    finally:
+        home.context.close()
+
+
 # ---- the helpers (edits.mjs) ------------------------------------------------------------
 
 HELPERS = "import('/assets/tryit/edits.mjs')"

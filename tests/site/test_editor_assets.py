@@ -118,9 +118,21 @@ def test_the_built_modules_import_only_each_other() -> None:
     assert licences.count("Permission is hereby granted") == len(editor_assets.PACKAGES)
 
 
-def test_the_editor_module_imports_only_built_modules() -> None:
+def test_the_import_map_resolves_the_editors_imports_to_the_built_modules() -> None:
     editor = (DOCS / "assets" / "tryit" / "editor.mjs").read_text()
-    wanted = set(re.findall(r"""from "\.\./\.\./_tryit/codemirror/([^"]+)";""", editor))
-    assert wanted
-    names = [editor_assets.split_spec(spec)[0] for spec in editor_assets.PACKAGES]
-    assert wanted <= {editor_assets.module_file(name) for name in names}
+    wanted = set(re.findall(r"""^} from "([^"]+)";|^import .* from "([^"]+)";""", editor, re.M))
+    names = {name for pair in wanted for name in pair if name}
+    assert "@codemirror/view" in names
+    tag = editor_assets.import_map("/site/_tryit/codemirror/")
+    start, end = '<script type="importmap">', "</script>"
+    assert tag.startswith(start)
+    assert tag.endswith(end)
+    imports = json.loads(tag.removeprefix(start).removesuffix(end))
+    assert names <= set(imports["imports"])
+    built = {p.name for p in editor_assets.build().glob("*.js")}
+    files = {url.removeprefix("/site/_tryit/codemirror/") for url in imports["imports"].values()}
+    assert files == built
+    # a relative address says so (else the map takes it for another bare name)
+    relative = editor_assets.import_map("_tryit/codemirror/")
+    assert '"@lezer/lr": "./_tryit/codemirror/lezer-lr.js"' in relative
+    assert '"crelt": "../codemirror/crelt.js"' in editor_assets.import_map("../codemirror/")

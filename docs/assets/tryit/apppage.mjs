@@ -1,3 +1,4 @@
+// @ts-check
 // The app's page as the hedron demo panel writes it into its sandboxed frame (panel.mjs).
 //
 // The page comes from the recipe's app, which the reader may have edited: it is untrusted
@@ -30,6 +31,7 @@ export const POLICY = [
   "base-uri 'none'",
 ].join("; ");
 
+/** @type {Promise<{ url: string, bytes: Uint8Array }[]> | null} */
 let siteScripts = null;
 function loadSiteScripts() {
   siteScripts ||= Promise.all(
@@ -43,8 +45,10 @@ function loadSiteScripts() {
   return siteScripts;
 }
 
+/** @param {Uint8Array} a @param {Uint8Array} b */
 const sameBytes = (a, b) => a.length === b.length && a.every((byte, i) => byte === b[i]);
 
+/** @param {Uint8Array} bytes @param {string} type */
 function dataURL(bytes, type) {
   let raw = "";
   for (let i = 0; i < bytes.length; i += 0x8000) raw += String.fromCharCode(...bytes.subarray(i, i + 0x8000));
@@ -52,6 +56,7 @@ function dataURL(bytes, type) {
   return `data:${mime};base64,${btoa(raw)}`;
 }
 
+/** @param {Document} doc @param {Record<string, string>} attributes */
 function meta(doc, attributes) {
   const element = doc.createElement("meta");
   for (const [name, value] of Object.entries(attributes)) element.setAttribute(name, value);
@@ -59,8 +64,10 @@ function meta(doc, attributes) {
 }
 
 // htmx's config with eval off; the page's other settings kept.
+/** @param {Document} doc */
 function noEval(doc) {
   const configs = [...doc.querySelectorAll('meta[name="htmx-config"]')];
+  /** @type {any} the page's, unchecked */
   let values = {};
   try {
     values = JSON.parse(configs[0]?.getAttribute("content") || "{}");
@@ -78,9 +85,15 @@ function noEval(doc) {
 // requests resolve against it); `fetchApp(path)`: the app's answer to GET path, as
 // {status, type, bytes}. Returns {html, left}: the document to write, and how many scripts
 // of the page were left out.
+/**
+ * @param {Uint8Array} bytes @param {URL} base
+ * @param {(path: string) => Promise<{ status: number, type: string, bytes: Uint8Array }>} fetchApp
+ */
 export async function preparePage(bytes, base, fetchApp) {
   const doc = new DOMParser().parseFromString(new TextDecoder().decode(bytes), "text/html");
+  /** @param {string | null} value */
   const own = (value) => {
+    if (value === null) return null; // no address (a stylesheet link without href): nothing to fetch
     try {
       const url = new URL(value, base);
       return url.origin === base.origin ? url : null;
@@ -88,6 +101,7 @@ export async function preparePage(bytes, base, fetchApp) {
       return null;
     }
   };
+  /** @param {URL | null} url */
   const fetched = async (url) => {
     if (!url) return null;
     const answer = await fetchApp(url.pathname + url.search);
@@ -111,7 +125,7 @@ export async function preparePage(bytes, base, fetchApp) {
     const answer = sheet ? await fetched(own(link.getAttribute("href"))) : null;
     if (answer) {
       const style = doc.createElement("style");
-      if (link.hasAttribute("media")) style.setAttribute("media", link.getAttribute("media"));
+      if (link.hasAttribute("media")) style.setAttribute("media", /** @type {string} */ (link.getAttribute("media")));
       style.textContent = new TextDecoder().decode(answer.bytes);
       link.replaceWith(style);
     } else {

@@ -1,3 +1,4 @@
+// @ts-check
 // What the page accepts from the two sides of "Try it" that the reader's edited code can
 // speak through: the Web Worker (edited Python runs there, and can post any message it
 // likes) and the hedron demo panel's sandboxed frame. Everything from them is data, checked
@@ -5,6 +6,25 @@
 // only (textContent), never as markup. A message that fails is refused whole (Refused).
 
 export class Refused extends Error {}
+
+/**
+ * @typedef {[string, string]} Header a header's name and value
+ * @typedef {{ traceback: string, message: string, file: string | null, line: number | null }} PythonError
+ * @typedef {{ lines: string[], outcome: string, message: string, error: PythonError | null }} End
+ * @typedef {{ kind: "opened" }
+ *   | { kind: "height", px: number }
+ *   | { kind: "note", text: string }
+ *   | { kind: "paused", how: string, held: number }
+ *   | { kind: "request", id: number, method: string, url: string, headers: Header[], body: Uint8Array | null, t: number }
+ * } FrameMessage
+ * @typedef {{ kind: "progress", stage: string, bytes: number, done: number | null, python: boolean }
+ *   | { kind: "ready", ms: number, bytes: number, [field: string]: unknown }
+ *   | { kind: "failed", reason: string }
+ *   | { kind: "saved", ok: boolean }
+ *   | { kind: "kept", files: number }
+ *   | { kind: "reply", id: number, result: unknown, ms: number, error: string | null }
+ * } WorkerMessage
+ */
 
 export const LIMITS = {
   lines: 20000, // transcript lines in one answer
@@ -18,21 +38,26 @@ export const LIMITS = {
   note: 300, // characters of a note from the frame the reader is shown
 };
 
+/** @param {unknown} value @returns {value is Record<string, any>} */
 const isObject = (value) => typeof value === "object" && value !== null && !Array.isArray(value);
 
+/** @param {unknown} value @param {string} what */
 function object(value, what) {
   if (!isObject(value)) throw new Refused(`${what} is not an object`);
   return value;
 }
 
+/** @param {unknown} value @param {number} max @param {string} what @returns {string} */
 export function text(value, max, what) {
   if (typeof value !== "string") throw new Refused(`${what} is not a string`);
   if (value.length > max) throw new Refused(`${what} is longer than ${max} characters`);
   return value;
 }
 
+/** @param {unknown} value @param {number} max @param {string} what */
 const optionalText = (value, max, what) => (value == null ? null : text(value, max, what));
 
+/** @param {unknown} value @param {number} min @param {number} max @param {string} what @returns {number} */
 export function number(value, min, max, what) {
   if (typeof value !== "number" || !Number.isFinite(value) || value < min || value > max) {
     throw new Refused(`${what} is not a number from ${min} to ${max}`);
@@ -40,26 +65,35 @@ export function number(value, min, max, what) {
   return value;
 }
 
+/** @param {unknown} value @param {number} min @param {number} max @param {string} what */
 function integer(value, min, max, what) {
   if (!Number.isInteger(number(value, min, max, what))) throw new Refused(`${what} is not an integer`);
-  return value;
+  return /** @type {number} */ (value);
 }
 
+/**
+ * @template T
+ * @param {unknown} value @param {number} max @param {string} what
+ * @param {(item: unknown, what: string) => T} each
+ */
 function list(value, max, what, each) {
   if (!Array.isArray(value)) throw new Refused(`${what} is not a list`);
   if (value.length > max) throw new Refused(`${what} has more than ${max} items`);
   return value.map((item, i) => each(item, `${what}[${i}]`));
 }
 
+/** @param {unknown} value */
 const lines = (value) => list(value ?? [], LIMITS.lines, "lines", (line, what) => text(line, LIMITS.line, what));
 
+/** @param {unknown} value @param {string} what */
 const headers = (value, what) =>
   list(value ?? [], LIMITS.headers, what, (pair, where) => {
     if (!Array.isArray(pair) || pair.length !== 2) throw new Refused(`${where} is not a [name, value] pair`);
-    return [text(pair[0], 256, `${where} name`), text(pair[1], LIMITS.header, `${where} value`)];
+    return /** @type {Header} */ ([text(pair[0], 256, `${where} name`), text(pair[1], LIMITS.header, `${where} value`)]);
   });
 
 // Python's error of an edited run: {traceback, message, file, line} (file and line may be null).
+/** @param {unknown} value @returns {PythonError | null} */
 function pythonError(value) {
   if (value == null) return null;
   const error = object(value, "error");
@@ -72,6 +106,7 @@ function pythonError(value) {
 }
 
 // How a run ended, as Python says it: {lines, outcome, message, error}.
+/** @param {unknown} value @returns {End} */
 export function checkEnd(value) {
   const end = object(value, "the answer");
   return {
@@ -84,6 +119,7 @@ export function checkEnd(value) {
 
 // One step (or a whole run) of a resq recipe: tryit.browser.handle's StepResult. `response`:
 // the last answer the client got, as text for the widget's panel.
+/** @param {unknown} value */
 export function checkStep(value) {
   const result = object(value, "the answer");
   const done = result.done === true;
@@ -100,6 +136,7 @@ export function checkStep(value) {
 
 // The hedron demo's settings ({"action": "open"}): the page to open, the recipe's window in
 // seconds, its scripted clicks, its title.
+/** @param {unknown} value */
 export function checkSettings(value) {
   const settings = object(value, "the settings");
   const page = text(settings.page, 2048, "page");
@@ -116,6 +153,7 @@ export function checkSettings(value) {
 }
 
 // The app's answer to one request: {status, reason, url, headers, body (base64), lines}.
+/** @param {unknown} value */
 export function checkAnswer(value) {
   const answer = object(value, "the answer");
   return {
@@ -134,6 +172,7 @@ const METHOD = /^[A-Z]{1,16}$/;
 
 // One message from the frame, or Refused. `t`: seconds of virtual time; the caller checks it
 // against the run's window and the time before.
+/** @param {unknown} value @returns {FrameMessage} */
 export function checkFrameMessage(value) {
   const message = object(value, "the message");
   switch (message.kind) {
@@ -171,6 +210,7 @@ export function checkFrameMessage(value) {
 }
 
 // A note for the reader's status line: one line, at most LIMITS.note characters.
+/** @param {string} value */
 export function shortNote(value) {
   const line = value.replace(/\s+/g, " ").trim();
   return line.length > LIMITS.note ? `${line.slice(0, LIMITS.note - 1)}…` : line;
@@ -180,9 +220,11 @@ export function shortNote(value) {
 
 // The envelope of a message from the worker, or null (ignored): {kind, ...} with its fields
 // checked; a reply's `result` is checked where it is used (checkStep, checkSettings...).
+/** @param {unknown} value @returns {WorkerMessage | null} */
 export function checkWorkerMessage(value) {
   try {
     const data = object(value, "the message");
+    /** @param {unknown} v */
     const n = (v) => (v == null ? 0 : number(v, 0, Number.MAX_SAFE_INTEGER, "a number"));
     switch (data.kind) {
       case "progress":

@@ -1,3 +1,4 @@
+// @ts-check
 // A "Try it" widget's Edit mode (tryit.mjs makes one per widget): the reader's copy of the
 // recipe's files in the code editor, kept per recipe and shared as a link, an edited run's
 // error marked in the editor, its transcript compared with the tested one. The pure parts
@@ -18,8 +19,24 @@ import {
 } from "./edits.mjs";
 import { recipeFiles } from "./recipefiles.mjs";
 
+/** @import { EditorFile } from "./edits.mjs" */
+/** @typedef {ReturnType<import("./editor.mjs").openEditor>} Editor */
+/**
+ * The widget an EditMode belongs to (tryit.mjs: Widget).
+ * @typedef {{
+ *   root: HTMLElement, recipe: string, list: HTMLElement,
+ *   button(action: string): HTMLButtonElement | undefined,
+ *   say(text: string): void, announce(text: string): void,
+ *   act(action: string): Promise<void>, codeChanged(): void,
+ * }} Widget
+ */
+
 let nextId = 1;
 
+/**
+ * @template {keyof HTMLElementTagNameMap} Tag
+ * @param {Tag} tag @param {string} className
+ */
 function element(tag, className, text = "") {
   const node = document.createElement(tag);
   node.className = className;
@@ -29,23 +46,34 @@ function element(tag, className, text = "") {
 
 export class EditMode {
   // widget: the tryit.mjs Widget (root, recipe, button(), say(), announce(), codeChanged())
+  /** @param {Widget} widget */
   constructor(widget) {
     this.widget = widget;
     this.recipe = widget.recipe;
-    this.region = widget.root.querySelector(".tryit__editor");
-    this.button = widget.button("edit");
+    this.region = /** @type {HTMLElement} */ (widget.root.querySelector(".tryit__editor"));
+    this.button = /** @type {HTMLButtonElement} made only for a widget with Edit */ (widget.button("edit"));
     this.region.id ||= `tryit-editor-${nextId++}`;
     this.button.setAttribute("aria-controls", this.region.id);
+    /** @type {EditorFile[] | null} */
     this.originals = null;
+    /** @type {Editor | null} */
     this.editor = null;
+    /** @type {HTMLPreElement | null} */
     this.errorBox = null;
+    // made by load(), before anything uses them
+    /** @type {HTMLParagraphElement} */
+    this.notice;
+    /** @type {HTMLSpanElement} */
+    this.noticeText;
+    /** @type {HTMLInputElement} */
+    this.link;
   }
 
   // The edited files' texts ({name: text}) a fresh run loads instead of the recipe's, or
   // null: the tested code (the editor never opened, or nothing differs).
   code() {
     if (!this.editor) return null;
-    const texts = editedTexts(this.originals, this.editor.getFiles());
+    const texts = editedTexts(/** @type {EditorFile[]} */ (this.originals), this.editor.getFiles());
     return Object.keys(texts).length ? texts : null;
   }
 
@@ -53,13 +81,14 @@ export class EditMode {
   async toggle() {
     if (!this.editor) {
       await this.load(null);
-      this.editor.focus();
+      /** @type {Editor} made by load() */ (/** @type {unknown} */ (this.editor)).focus();
       return;
     }
-    this.show(this.region.hidden);
+    this.show(/** @type {boolean} */ (this.region.hidden));
     if (!this.region.hidden) this.editor.focus();
   }
 
+  /** @param {boolean} shown */
   show(shown) {
     this.region.hidden = !shown;
     this.button.setAttribute("aria-expanded", String(shown));
@@ -83,12 +112,13 @@ export class EditMode {
     return true;
   }
 
+  /** @param {string | null} fragment */
   async load(fragment) {
-    this.originals = (await recipeFiles(this.recipe)).files;
+    this.originals = /** @type {EditorFile[]} */ ((await recipeFiles(this.recipe)).files);
     let files = this.originals;
     let note = "";
     if (fragment) {
-      const shared = await decodeShare(fragment, this.originals);
+      const shared = /** @type {{ files: EditorFile[], stale: boolean }} */ (await decodeShare(fragment, this.originals));
       files = shared.files;
       note = "This link carries edited code: it is not the recipe the test suite runs.";
       if (shared.stale) note += " It was written for an older version of the recipe.";
@@ -125,6 +155,7 @@ export class EditMode {
     this.setNotice(note);
   }
 
+  /** @param {string} text */
   setNotice(text) {
     const edited = this.code() !== null;
     this.widget.root.dataset.edited = String(edited);
@@ -134,7 +165,7 @@ export class EditMode {
 
   // The reader typed: keep the edit; the next Step or Run starts afresh with it.
   changed() {
-    saveEdits(this.recipe, this.originals, this.editor.getFiles());
+    saveEdits(this.recipe, /** @type {EditorFile[]} */ (this.originals), /** @type {Editor} */ (this.editor).getFiles());
     this.dropLink(); // a link no longer holds this code
     this.link.hidden = true;
     this.setNotice("");
@@ -148,7 +179,7 @@ export class EditMode {
     clearEdits(this.recipe);
     this.dropLink();
     this.clearRun();
-    this.editor.setFiles(this.originals);
+    this.editor.setFiles(/** @type {EditorFile[]} */ (this.originals));
     this.link.hidden = true;
     this.setNotice("");
   }
@@ -161,7 +192,7 @@ export class EditMode {
 
   // A link that carries the edited code in its fragment (never sent to a server).
   async share() {
-    const fragment = await encodeShare(this.recipe, this.originals, this.editor.getFiles());
+    const fragment = await encodeShare(this.recipe, /** @type {EditorFile[]} */ (this.originals), /** @type {Editor} */ (this.editor).getFiles());
     const link = location.href.split("#")[0] + fragment;
     this.link.value = link;
     this.link.hidden = false;
@@ -184,6 +215,7 @@ export class EditMode {
   }
 
   // Python's error of the edited run: its traceback under the transcript, its line marked.
+  /** @param {import("./checks.mjs").PythonError} error */
   showError(error) {
     if (!this.errorBox) {
       this.errorBox = element("pre", "tryit__error");
@@ -205,8 +237,9 @@ export class EditMode {
 
   // Mark where the transcript shown in `list` first differs from the tested one; its words
   // ("differs from the tested run at step 3"), or null while they agree.
+  /** @param {HTMLElement} list @param {string[]} recorded @param {boolean} done */
   markDifference(list, recorded, done) {
-    const items = [...list.children];
+    const items = /** @type {HTMLElement[]} transcript lines */ ([...list.children]);
     for (const item of items) {
       item.classList.remove("tryit__differs");
       delete item.dataset.differs;

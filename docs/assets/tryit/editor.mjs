@@ -1,6 +1,8 @@
-// The code editor of the "Try it" widget: CodeMirror 6, self-hosted under _tryit/codemirror/
-// (built by docsite/editor.py from pinned npm packages). Nothing imports this
-// module before the reader clicks Edit; importing it loads CodeMirror and editor.css.
+// @ts-check
+// The code editor of the "Try it" widget: CodeMirror 6, self-hosted (built by docsite/editor.py
+// from pinned npm packages), imported by its packages' names, which the import map the site
+// writes into every page resolves to its copy. Nothing imports this module before the reader
+// clicks Edit; importing it loads CodeMirror and editor.css.
 //
 //   const editor = openEditor(container, { files: [{ name, text, editable }], onChange });
 //   editor.getFiles() / setFiles(files) / show(name) / markLine(name, line, message)
@@ -10,7 +12,7 @@
 // they can be read and copied with the keyboard). Colours are the site's own code colours
 // (CSS variables of the theme), so the editor follows the light and dark palettes.
 
-import { EditorState, StateEffect, StateField } from "../../_tryit/codemirror/codemirror-state.js";
+import { EditorState, StateEffect, StateField } from "@codemirror/state";
 import {
   Decoration,
   EditorView,
@@ -21,16 +23,23 @@ import {
   highlightSpecialChars,
   keymap,
   lineNumbers,
-} from "../../_tryit/codemirror/codemirror-view.js";
+} from "@codemirror/view";
 import {
   bracketMatching,
   indentOnInput,
   indentUnit,
   syntaxHighlighting,
-} from "../../_tryit/codemirror/codemirror-language.js";
-import { defaultKeymap, history, historyKeymap, indentWithTab } from "../../_tryit/codemirror/codemirror-commands.js";
-import { python } from "../../_tryit/codemirror/codemirror-lang-python.js";
-import { tagHighlighter, tags } from "../../_tryit/codemirror/lezer-highlight.js";
+} from "@codemirror/language";
+import { defaultKeymap, history, historyKeymap, indentWithTab } from "@codemirror/commands";
+import { python } from "@codemirror/lang-python";
+import { tagHighlighter, tags } from "@lezer/highlight";
+/** @import { StateEffectType, TransactionSpec } from "@codemirror/state" */
+/** @import { EditorFile } from "./edits.mjs" */
+/**
+ * @typedef {Required<EditorFile>} File
+ * @typedef {{ name: string, editable: boolean, state: EditorState, tab: HTMLButtonElement }} Entry
+ * @typedef {{ line: number, message: string }} Mark
+ */
 
 const STYLESHEET = new URL("editor.css", import.meta.url).href;
 
@@ -58,6 +67,7 @@ const highlighter = tagHighlighter([
   },
 ]);
 
+/** @type {Promise<unknown> | null} */
 let sheetLoaded = null;
 // The stylesheet is added on the first open (and again if a page change dropped it).
 function ensureStylesheet() {
@@ -74,17 +84,21 @@ function ensureStylesheet() {
 await ensureStylesheet(); // the first editor never shows unstyled
 
 // Marked lines (an error's line, with its message below it), one set per file.
+/** @type {StateEffectType<Mark>} */
 const addMark = StateEffect.define();
 const clearAll = StateEffect.define();
 
 class MessageWidget extends WidgetType {
+  /** @param {string} message */
   constructor(message) {
     super();
     this.message = message;
   }
+  /** @override @param {MessageWidget} other */
   eq(other) {
     return other.message === this.message;
   }
+  /** @override */
   toDOM() {
     const node = document.createElement("div");
     node.className = "tryit-editor__message";
@@ -114,6 +128,7 @@ const marks = StateField.define({
   provide: (field) => EditorView.decorations.from(field),
 });
 
+/** @param {unknown} files @returns {File[]} */
 function checkFiles(files) {
   if (!Array.isArray(files) || files.length === 0) {
     throw new TypeError("files must be a non-empty array of {name, text, editable}");
@@ -137,6 +152,10 @@ function checkFiles(files) {
 
 let nextId = 1;
 
+/**
+ * @param {Element} container
+ * @param {{ files?: EditorFile[], onChange?: ((change: { name: string, text: string }) => void) | null }} options
+ */
 export function openEditor(container, { files, onChange = null } = {}) {
   if (!(container instanceof Element)) throw new TypeError("container must be a DOM element");
   if (onChange !== null && typeof onChange !== "function") {
@@ -160,10 +179,13 @@ export function openEditor(container, { files, onChange = null } = {}) {
   root.append(tablist, panel, hint);
   container.append(root);
 
+  /** @type {Entry[]} */
   let entries = []; // [{ name, editable, state, tab }]
+  /** @type {Entry | null} */
   let current = null;
   const view = new EditorView({ parent: panel });
 
+  /** @param {File} file */
   const stateFor = (file) =>
     EditorState.create({
       doc: file.text,
@@ -195,12 +217,14 @@ export function openEditor(container, { files, onChange = null } = {}) {
       ],
     });
 
+  /** @param {string} name */
   const entry = (name) => {
     const found = entries.find((e) => e.name === name);
     if (!found) throw new RangeError(`file: no file named ${JSON.stringify(name)}`);
     return found;
   };
 
+  /** @param {Entry} target */
   const select = (target, { focusTab = false } = {}) => {
     if (current === target) return;
     if (current) current.state = view.state;
@@ -218,6 +242,7 @@ export function openEditor(container, { files, onChange = null } = {}) {
     if (focusTab) target.tab.focus();
   };
 
+  /** @param {File[]} files */
   const build = (files) => {
     if (current) current.state = view.state;
     current = null;
@@ -242,22 +267,23 @@ export function openEditor(container, { files, onChange = null } = {}) {
   };
 
   tablist.addEventListener("click", (event) => {
-    const tab = event.target.closest("[role=tab]");
+    const tab = /** @type {Element} */ (event.target).closest("[role=tab]");
     const target = tab && entries.find((e) => e.tab === tab);
     if (target) select(target);
   });
   // The tab list is one Tab stop; the arrow keys, Home and End move between the files.
   tablist.addEventListener("keydown", (event) => {
-    const index = entries.indexOf(current);
+    const index = entries.indexOf(/** @type {Entry} */ (current));
     const moves = { ArrowRight: index + 1, ArrowLeft: index - 1, Home: 0, End: entries.length - 1 };
     if (!(event.key in moves)) return;
     event.preventDefault();
-    const next = (moves[event.key] + entries.length) % entries.length;
+    const next = (moves[/** @type {keyof moves} */ (event.key)] + entries.length) % entries.length;
     select(entries[next], { focusTab: true });
   });
 
   build(checkFiles(files));
 
+  /** @param {Entry} target @param {TransactionSpec} spec */
   const changeOf = (target, spec) => {
     if (target === current) view.dispatch(spec);
     else target.state = target.state.update(spec).state;
@@ -270,15 +296,18 @@ export function openEditor(container, { files, onChange = null } = {}) {
       if (current) current.state = view.state;
       return entries.map((e) => ({ name: e.name, text: e.state.doc.toString(), editable: e.editable }));
     },
+    /** @param {EditorFile[]} files */
     setFiles(files) {
       build(checkFiles(files));
     },
+    /** @param {string} name */
     show(name) {
       select(entry(name));
     },
     current() {
-      return current.name;
+      return /** @type {Entry} built with a file at least */ (current).name;
     },
+    /** @param {string} name @param {number} line */
     markLine(name, line, message = "") {
       const target = entry(name);
       if (target === current) target.state = view.state;

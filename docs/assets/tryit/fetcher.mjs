@@ -1,3 +1,4 @@
+// @ts-check
 // The second Web Worker of the "Try it" runtime, started by the page with the first one
 // (tryit.mjs) and told what to do by it (worker.mjs, over a MessagePort): it downloads the
 // bundle (site-packages.bin) and checks its sha256 while the first worker's thread starts
@@ -10,8 +11,14 @@ import { FileCache } from "./files.mjs";
 
 // job: {kind: "bundle", file, sha256, index, brotli, inflate}; anything else: not needed. The
 // bundle is kept for the next visit once `keepAfter` resolves (the first worker is ready).
+/**
+ * @param {MessagePort} port
+ * @param {{ kind: string, file: string, sha256: string, index: Record<string, string> | null, brotli: boolean, inflate: boolean }} job
+ * @param {Promise<void>} keepAfter
+ */
 async function serve(port, job, keepAfter) {
   if (job.kind !== "bundle") return;
+  /** @param {number} n */
   const counted = (n) => port.postMessage({ kind: "bytes", n });
   const files = await FileCache.open(job.index);
   const { brotli, inflate } = job;
@@ -30,8 +37,10 @@ async function serve(port, job, keepAfter) {
 }
 
 onmessage = ({ data }) => {
-  const { port } = data;
+  const { port } = /** @type {{ port: MessagePort }} the page's first message */ (data);
+  /** @type {() => void} */
   let keep;
+  /** @type {Promise<void>} */
   const keepAfter = new Promise((resolve) => (keep = resolve));
   port.onmessage = ({ data: job }) => {
     if (job.kind === "keep") keep();

@@ -1,3 +1,4 @@
+// @ts-check
 // The hedron demo panel's frame: the driver that runs INSIDE the panel's sandboxed iframe
 // (frame.html; panel.mjs makes the frame and talks to this script through a MessageChannel).
 //
@@ -25,15 +26,28 @@
 // {kind: "answer", id, status, reason, url, headers, body}.
 "use strict";
 
+/**
+ * @typedef {[string, string]} Header
+ * @typedef {{ click: string, at: number }} Action
+ * @typedef {{ kind: "answer", id: number, status: number, reason: string, url: string, headers: Header[], body: Uint8Array }} Answer
+ * @typedef {{ kind: "open", html: string, actions: Action[], window: number }
+ *   | { kind: "step", deliver: boolean }
+ *   | Answer
+ * } PanelMessage what the panel (panel.mjs) sends
+ * @typedef {{ id: number, fn: Function, args: unknown[], at: number, every: number }} Timer
+ * @typedef {{ method: string, url: URL, headers: Header[], body?: BodyInit | null }} Opened a request open() made
+ */
+
 // The reader's scripted clicks ([demo] actions, each {click: selector, at: seconds}), set on
 // the page's own timers once htmx has started (call it on DOMContentLoaded). In the demo
 // those timers are virtual, so a click at 3 s comes at virtual time 3; the real replay
 // (docsite/replay/real.py) runs this same function, its source taken from this file, in
 // a real page, on real timers. Self-contained on purpose: the replay injects its source.
+/** @param {Window} win @param {Action[]} actions @param {(text: string) => void} onNote */
 function scheduleActions(win, actions, onNote) {
   for (const action of actions) {
     win.setTimeout(() => {
-      const element = win.document.querySelector(action.click);
+      const element = /** @type {HTMLElement | null} */ (win.document.querySelector(action.click));
       if (element) element.click();
       else onNote(`The demo found nothing to click for “${action.click}”.`);
     }, action.at * 1000);
@@ -44,6 +58,7 @@ function scheduleActions(win, actions, onNote) {
   if (window.parent === window) return; // only as the panel's frame (the replay reads the above)
 
   // A real macrotask: whatever htmx queued as microtasks has run when this resolves.
+  /** @returns {Promise<void>} */
   function settle() {
     return new Promise((resolve) => {
       const channel = new MessageChannel();
@@ -53,6 +68,7 @@ function scheduleActions(win, actions, onNote) {
   }
 
   // Let the browser encode a body exactly as it would send it (FormData, URLSearchParams, text).
+  /** @param {BodyInit | null | undefined} body @param {Header[]} headers */
   async function encodeBody(body, headers) {
     if (body == null) return null;
     const request = new Request(location.href, { method: "POST", body });
@@ -63,6 +79,7 @@ function scheduleActions(win, actions, onNote) {
     return new Uint8Array(await request.arrayBuffer());
   }
 
+  /** @param {Answer | null} answer @param {string} name */
   function headerOf(answer, name) {
     const key = name.toLowerCase();
     const values = (answer?.headers || []).filter(([k]) => k.toLowerCase() === key);
@@ -71,6 +88,7 @@ function scheduleActions(win, actions, onNote) {
 
   // Live regions of the app's page (hedron's status messages are `role="status"`) would
   // announce every step a second time: the widget's own live region already says what changed.
+  /** @param {ParentNode} root */
   function quietLiveRegions(root) {
     const live = '[aria-live], [role="status"], [role="alert"], [role="log"], [role="timer"]';
     for (const node of root.querySelectorAll(live)) node.setAttribute("aria-live", "off");
@@ -80,10 +98,12 @@ function scheduleActions(win, actions, onNote) {
   class VirtualTimers {
     constructor() {
       this.now = 0;
+      /** @type {Map<number, Timer>} */
       this.pending = new Map();
       this.nextId = 1;
     }
 
+    /** @param {unknown} fn @param {unknown} ms @param {unknown[]} args @param {boolean} repeat */
     add(fn, ms, args, repeat) {
       if (typeof fn !== "function") throw new TypeError("the demo panel runs no code given as text");
       const id = this.nextId++;
@@ -92,11 +112,13 @@ function scheduleActions(win, actions, onNote) {
       return id;
     }
 
+    /** @param {number | undefined} id */
     clear(id) {
-      this.pending.delete(id);
+      this.pending.delete(/** @type {number} */ (id));
     }
 
     earliest() {
+      /** @type {Timer | null} */
       let best = null;
       for (const timer of this.pending.values()) {
         if (!best || timer.at < best.at || (timer.at === best.at && timer.id < best.id)) best = timer;
@@ -104,6 +126,7 @@ function scheduleActions(win, actions, onNote) {
       return best;
     }
 
+    /** @param {Timer} timer */
     fire(timer) {
       this.now = Math.max(this.now, timer.at);
       if (timer.every) timer.at += timer.every;
@@ -111,6 +134,7 @@ function scheduleActions(win, actions, onNote) {
       timer.fn(...timer.args);
     }
 
+    /** @param {Window} win */
     install(win) {
       win.setTimeout = (fn, ms, ...args) => this.add(fn, ms, args, false);
       win.setInterval = (fn, ms, ...args) => this.add(fn, ms, args, true);
@@ -120,13 +144,18 @@ function scheduleActions(win, actions, onNote) {
   }
 
   const timers = new VirtualTimers();
+  /** @type {DemoXMLHttpRequest[]} */
   const held = []; // htmx's requests, each waiting for its step
+  /** @type {Map<number, (answer: Answer) => void>} */
   const asked = new Map(); // id -> resolve: the requests the panel has not answered yet
   let nextAsk = 1;
+  /** @type {MessagePort | null} */
   let port = null;
   let windowMs = 0;
 
-  const post = (message) => port.postMessage(message);
+  /** @param {object} message */
+  const post = (message) => /** @type {MessagePort} set before anything posts */ (port).postMessage(message);
+  /** @param {unknown} text */
   const note = (text) => post({ kind: "note", text: String(text) });
 
   // An XMLHttpRequest for the page: what htmx 2 uses of it, and nothing goes to the network.
@@ -150,32 +179,38 @@ function scheduleActions(win, actions, onNote) {
       this.timeout = 0;
       this.withCredentials = false;
       for (const name of ["abort", "error", "load", "loadend", "loadstart", "progress", "readystatechange", "timeout"]) {
-        this[`on${name}`] = null;
+        /** @type {any} */ (this)[`on${name}`] = null;
       }
+      /** @type {Opened | null} */
       this.request = null;
+      /** @type {Answer | null} */
       this.answer = null;
     }
 
+    /** @param {string} method @param {string | URL} url */
     open(method, url) {
       this.request = { method: String(method).toUpperCase(), url: new URL(url, location.href), headers: [] };
       this.answer = null;
       this.changeState(1);
     }
 
+    /** @param {string} name @param {string} value */
     setRequestHeader(name, value) {
       if (this.readyState !== 1) throw new DOMException("setRequestHeader() needs open() first", "InvalidStateError");
-      this.request.headers.push([String(name), String(value)]);
+      /** @type {Opened} */ (this.request).headers.push([String(name), String(value)]);
     }
 
     overrideMimeType() {}
 
+    /** @param {BodyInit | null} [body] */
     send(body = null) {
       if (this.readyState !== 1) throw new DOMException("send() needs open() first", "InvalidStateError");
-      const bodyless = this.request.method === "GET" || this.request.method === "HEAD";
-      this.request.body = bodyless ? null : body;
+      const request = /** @type {Opened} */ (this.request);
+      const bodyless = request.method === "GET" || request.method === "HEAD";
+      request.body = bodyless ? null : body;
       this.fire("loadstart", this);
-      if (this.request.body != null) this.fire("loadstart", this.upload);
-      if (this.request.url.origin !== location.origin) {
+      if (request.body != null) this.fire("loadstart", this.upload);
+      if (request.url.origin !== location.origin) {
         queueMicrotask(() => this.fail()); // never leaves the site (htmx refuses it anyway)
         return;
       }
@@ -191,6 +226,7 @@ function scheduleActions(win, actions, onNote) {
       this.readyState = 0;
     }
 
+    /** @param {string} name */
     getResponseHeader(name) {
       return headerOf(this.answer, name);
     }
@@ -200,6 +236,7 @@ function scheduleActions(win, actions, onNote) {
     }
 
     // the driver calls these
+    /** @param {Answer} answer */
     deliver(answer) {
       this.answer = answer;
       this.status = answer.status;
@@ -209,7 +246,7 @@ function scheduleActions(win, actions, onNote) {
       this.changeState(2);
       this.changeState(3);
       this.changeState(4);
-      if (this.request.body != null) {
+      if (/** @type {Opened} */ (this.request).body != null) {
         for (const name of ["progress", "load", "loadend"]) this.fire(name, this.upload);
       }
       for (const name of ["progress", "load", "loadend"]) this.fire(name, this);
@@ -222,20 +259,26 @@ function scheduleActions(win, actions, onNote) {
       this.fire("loadend", this);
     }
 
+    /** @param {number} state */
     changeState(state) {
       this.readyState = state;
       this.fire("readystatechange", this);
     }
 
+    /** @param {string} type @param {EventTarget} target */
     fire(type, target) {
       const event = new ProgressEvent(type, { lengthComputable: false, loaded: 0, total: 0 });
-      const handler = target[`on${type}`];
+      const handler = /** @type {any} */ (target)[`on${type}`];
       if (typeof handler === "function") handler.call(target, event);
       target.dispatchEvent(event);
     }
   }
 
   // One request through the panel (which asks the worker), at the current virtual time.
+  /**
+   * @param {string} method @param {URL} url @param {Header[]} headers @param {Uint8Array | null} body
+   * @returns {Promise<Answer>}
+   */
   function ask(method, url, headers, body) {
     const id = nextAsk++;
     return new Promise((resolve) => {
@@ -245,9 +288,10 @@ function scheduleActions(win, actions, onNote) {
     });
   }
 
+  /** @param {DemoXMLHttpRequest} xhr */
   async function deliver(xhr) {
-    const { method, url, headers } = xhr.request;
-    const body = await encodeBody(xhr.request.body, headers);
+    const { method, url, headers } = /** @type {Opened} it was sent */ (xhr.request);
+    const body = await encodeBody(/** @type {Opened} */ (xhr.request).body, headers);
     const answer = await ask(method, url, headers, body);
     try {
       xhr.deliver(answer); // htmx swaps it here, as it does on a real answer
@@ -273,8 +317,9 @@ function scheduleActions(win, actions, onNote) {
     return "held";
   }
 
+  /** @param {boolean} deliverNext */
   async function step(deliverNext) {
-    if (deliverNext && (held.length || (await runTimers()) === "held")) await deliver(held.shift());
+    if (deliverNext && (held.length || (await runTimers()) === "held")) await deliver(/** @type {DemoXMLHttpRequest} */ (held.shift()));
     const how = await runTimers(); // then on to the next request (held for the next step)
     quietLiveRegions(document);
     post({ kind: "paused", how, held: held.length });
@@ -283,13 +328,17 @@ function scheduleActions(win, actions, onNote) {
   // Links and forms htmx does not handle would navigate the frame away: keep it on its page.
   // (The sandbox keeps them from the reader's tab, the policy from any other site.)
   function keepInert() {
+    /** @param {Event} event @param {string} what */
     const refuse = (event, what) => {
       if (event.defaultPrevented) return; // htmx handled it
       event.preventDefault();
       note(`The demo app stays on its page: ${what} would leave it.`);
     };
+    /** @param {MouseEvent} event */
     const follow = (event) => {
-      const link = event.target instanceof Element ? event.target.closest("a[href], area[href]") : null;
+      const link = /** @type {HTMLAnchorElement | HTMLAreaElement | null} */ (
+        event.target instanceof Element ? event.target.closest("a[href], area[href]") : null
+      );
       if (link) refuse(event, `the link “${link.textContent.trim() || link.href}”`);
     };
     addEventListener("click", follow);
@@ -306,10 +355,11 @@ function scheduleActions(win, actions, onNote) {
 
   // Step 1: the app's page (panel.mjs has put in its stylesheet, its policy and the site's
   // scripts) written into this document, which keeps this window and so its timers and XHR.
+  /** @param {Extract<PanelMessage, { kind: "open" }>} message */
   async function open({ html, actions, window: seconds }) {
     windowMs = seconds * 1000;
     timers.install(window);
-    window.XMLHttpRequest = DemoXMLHttpRequest;
+    window.XMLHttpRequest = /** @type {typeof XMLHttpRequest} what htmx uses of it */ (/** @type {unknown} */ (DemoXMLHttpRequest));
     await new Promise((resolve) => {
       document.open(); // (this drops the window's listeners: add them after it)
       addEventListener("DOMContentLoaded", () => scheduleActions(window, actions, note), { once: true });
@@ -325,6 +375,7 @@ function scheduleActions(win, actions, onNote) {
     post({ kind: "opened" });
   }
 
+  /** @param {PanelMessage} message */
   function receive(message) {
     if (message.kind === "open") open(message);
     else if (message.kind === "step") step(message.deliver === true);

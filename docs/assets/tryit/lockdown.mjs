@@ -1,3 +1,4 @@
+// @ts-check
 // What the reader's edited Python can reach in the "Try it" worker (imported by worker.mjs).
 //
 // Python's `js` module is the worker's global object, and the worker runs with the site's
@@ -32,10 +33,11 @@ const TAKEN = [
 // ... and of `navigator`: its storage (origin-private files, quota), its service workers.
 const TAKEN_FROM_NAVIGATOR = ["storage", "serviceWorker"];
 
+/** @param {object} object @param {string[]} names */
 function take(object, names) {
   for (let owner = object; owner; owner = Object.getPrototypeOf(owner)) {
     for (const name of names) {
-      if (Object.hasOwn(owner, name)) delete owner[name];
+      if (Object.hasOwn(owner, name)) delete /** @type {Record<string, unknown>} */ (owner)[name];
     }
   }
   const left = names.filter((name) => name in object);

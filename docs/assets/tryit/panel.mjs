@@ -1,3 +1,4 @@
+// @ts-check
 // The hedron demo panel: the recipe's own page, run by the real htmx in a sandboxed iframe.
 //
 // The app's page may be the reader's edited code, or someone else's through a share link, so
@@ -23,6 +24,16 @@
 import { preparePage } from "./apppage.mjs";
 import { checkAnswer, checkEnd, checkFrameMessage, checkSettings, Refused, shortNote } from "./checks.mjs";
 
+/** @import { End, FrameMessage, Header } from "./checks.mjs" */
+/**
+ * @typedef {{ open(): Promise<any>, request(request: object): Promise<any>, end(how: string): Promise<any> }} Transport
+ *   (what the worker answers is unchecked data: checkSettings, checkAnswer and checkEnd check it)
+ * @typedef {Omit<End, "error"> & { error?: End["error"] }} Ended how a run ended (the frame stopped: no error)
+ * @typedef {{ kind: string, lines: string[], resolve(message: FrameMessage): void, reject(error: Error): void }} Waiting
+ * @typedef {ReturnType<typeof checkSettings>} Settings
+ * @typedef {{ done: true, outcome: string, message: string, error: import("./checks.mjs").PythonError | null }} Finished
+ */
+
 const MAX_STEPS = 500;
 const FRAME = new URL("frame.html", import.meta.url);
 export const SANDBOX = "allow-scripts allow-forms";
@@ -33,12 +44,14 @@ const MAX_NOTES = 20; // the frame's notes shown per step
 // The run ended: the reader's edited app.py failed (or ran past its budget), or the frame was
 // stopped. `answer`: {lines, outcome, message, error}.
 class RunEnded extends Error {
+  /** @param {Ended} answer */
   constructor(answer) {
     super(answer.message);
     this.answer = answer;
   }
 }
 
+/** @param {Uint8Array} bytes */
 function toBase64(bytes) {
   let text = "";
   for (let i = 0; i < bytes.length; i += 0x8000) {
@@ -47,6 +60,7 @@ function toBase64(bytes) {
   return btoa(text);
 }
 
+/** @param {string} text */
 function fromBase64(text) {
   let raw;
   try {
@@ -59,6 +73,7 @@ function fromBase64(text) {
   return bytes;
 }
 
+/** @param {Header[]} headers @param {string} name */
 const headerOf = (headers, name) => headers.find(([key]) => key.toLowerCase() === name)?.[1] ?? "";
 
 // This page lets its frames load frame.html and nothing else: the browser then stops the
@@ -78,10 +93,24 @@ function keepFrames() {
 export class DemoPanel {
   // container: the element the iframe goes in; transport: {open, request, end} (see
   // workerTransport); onNote(text): tell the reader something (the widget's status line).
+  /** @param {{ container: HTMLElement, transport: Transport, onNote?: (text: string) => void }} options */
   constructor({ container, transport, onNote = () => {} }) {
     this.container = container;
     this.transport = transport;
     this.onNote = onNote;
+    // (the types of what fresh() sets)
+    /** @type {HTMLIFrameElement | null} */ this.frame;
+    /** @type {MessagePort | null} */ this.port;
+    /** @type {Settings | null} */ this.settings;
+    /** @type {Finished | null} */ this.finished;
+    /** @type {Ended | null} */ this.halted;
+    /** @type {Waiting | null} */ this.waiting;
+    /** @type {boolean} */ this.serving;
+    /** @type {number} */ this.messages;
+    /** @type {number} */ this.notes;
+    /** @type {number} */ this.loads;
+    /** @type {number} */ this.lastT;
+    /** @type {number | null} */ this.silence;
     this.fresh();
   }
 
@@ -101,6 +130,7 @@ export class DemoPanel {
   }
 
   // --- the frame's messages: untrusted data ------------------------------------------------
+  /** @param {unknown} data */
   receive(data) {
     if (this.halted) return;
     if (++this.messages > MAX_MESSAGES) return this.halt("it sent more messages than a run needs");
@@ -113,13 +143,13 @@ export class DemoPanel {
     }
     const { kind } = message;
     if (kind === "height") {
-      this.frame.style.height = `${Math.min(Math.ceil(message.px), 20000)}px`;
+      /** @type {HTMLIFrameElement} its port is how it speaks */ (this.frame).style.height = `${Math.min(Math.ceil(message.px), 20000)}px`;
     } else if (kind === "note") {
       if (this.notes++ < MAX_NOTES) this.onNote(shortNote(message.text));
     } else if (!this.waiting || this.serving || (kind !== "request" && kind !== this.waiting.kind)) {
       this.halt(`it sent a message it had no reason to send (${kind})`);
     } else if (kind === "request") {
-      if (this.waiting.kind !== "paused" || message.t < this.lastT || message.t > this.settings.window) {
+      if (this.waiting.kind !== "paused" || message.t < this.lastT || message.t > /** @type {Settings} */ (this.settings).window) {
         return this.halt("it sent a request out of its turn");
       }
       this.serve(message, this.waiting);
@@ -136,6 +166,7 @@ export class DemoPanel {
   }
 
   // Stop the frame for good: it misbehaved (or its page navigated away). The run ends.
+  /** @param {string} why */
   halt(why) {
     if (this.halted) return;
     clearTimeout(this.silence);
@@ -147,6 +178,11 @@ export class DemoPanel {
   }
 
   // Ask the frame something and wait for its answer of `kind` (serving its requests meanwhile).
+  /**
+   * @template {FrameMessage["kind"]} Kind
+   * @param {object} message @param {Kind} kind @param {string[]} lines
+   * @returns {Promise<Extract<FrameMessage, { kind: Kind }>>}
+   */
   exchange(message, kind, lines) {
     if (this.halted) return Promise.reject(new RunEnded(this.halted));
     this.messages = 0;
@@ -155,7 +191,7 @@ export class DemoPanel {
       this.waiting = { kind, lines, resolve, reject };
     });
     this.listen();
-    this.port.postMessage(message);
+    /** @type {MessagePort} asked once opened */ (this.port).postMessage(message);
     return answered.finally(() => {
       this.waiting = null;
       clearTimeout(this.silence);
@@ -163,6 +199,7 @@ export class DemoPanel {
   }
 
   // One request of the frame's htmx, through the worker; its answer back to the frame.
+  /** @param {Extract<FrameMessage, { kind: "request" }>} request @param {Waiting} waiting */
   async serve({ id, method, url, headers, body, t }, waiting) {
     this.serving = true;
     clearTimeout(this.silence);
@@ -172,7 +209,7 @@ export class DemoPanel {
       waiting.lines.push(...answer.lines);
       if (this.halted || this.waiting !== waiting) return;
       const { status, reason, headers: answerHeaders, bytes } = answer;
-      this.port.postMessage({ kind: "answer", id, status, reason, url: answer.url, headers: answerHeaders, body: bytes });
+      /** @type {MessagePort} */ (this.port).postMessage({ kind: "answer", id, status, reason, url: answer.url, headers: answerHeaders, body: bytes });
     } catch (error) {
       waiting.reject(error);
     } finally {
@@ -182,6 +219,7 @@ export class DemoPanel {
   }
 
   // --- one request through the transport, at virtual time t (seconds) ---------------------
+  /** @param {string} method @param {string} url @param {Header[]} [headers] @param {Uint8Array | null} [body] */
   async send(method, url, headers = [], body = null, t = 0) {
     const reply = await this.transport.request({
       method,
@@ -196,12 +234,14 @@ export class DemoPanel {
   }
 
   // --- step 1: the app's page, with its own stylesheet, in the frame ---------------------
+  /** @param {string[]} lines */
   async open(lines) {
     const opened = await this.transport.open();
     if (opened?.outcome) throw new RunEnded(checkEnd(opened));
     this.settings = checkSettings(opened);
     const page = await this.send("GET", this.settings.page, [["Accept", "text/html"]]);
     lines.push(...page.lines);
+    /** @param {string} path */
     const fetchApp = async (path) => {
       const answer = await this.send("GET", path);
       return { status: answer.status, type: headerOf(answer.headers, "content-type"), bytes: answer.bytes };
@@ -230,13 +270,14 @@ export class DemoPanel {
     const channel = new MessageChannel();
     this.port = channel.port1;
     this.port.onmessage = ({ data }) => this.receive(data);
-    frame.contentWindow.postMessage({ kind: "panel" }, "*", [channel.port2]);
+    /** @type {Window} loaded */ (frame.contentWindow).postMessage({ kind: "panel" }, "*", [channel.port2]);
     const { actions, window } = this.settings;
     await this.exchange({ kind: "open", html, actions, window }, "opened", lines);
   }
 
   async step() {
     if (this.finished) return { ...this.finished, lines: [] };
+    /** @type {string[]} */
     const lines = [];
     try {
       return await this.stepOn(lines);
@@ -248,6 +289,7 @@ export class DemoPanel {
     }
   }
 
+  /** @param {string[]} lines */
   async stepOn(lines) {
     const first = !this.frame;
     if (first) await this.open(lines);
@@ -264,6 +306,7 @@ export class DemoPanel {
   }
 
   async run() {
+    /** @type {string[]} */
     const lines = [];
     for (let i = 0; i < MAX_STEPS; i += 1) {
       const result = await this.step();
@@ -284,7 +327,14 @@ export class DemoPanel {
 
 // The site's transport: the widget's worker, where tryit.browser.handle plays the server.
 // codeOf(): the reader's edited files ({name: text}) the app loads, or null: the recipe's.
+/**
+ * @param {(message: object) => Promise<{ result: unknown }>} send
+ * @param {string} recipe @param {string} session
+ * @param {() => Record<string, string> | null} [codeOf]
+ * @returns {Transport}
+ */
 export function workerTransport(send, recipe, session, codeOf = () => null) {
+  /** @param {object} message */
   const call = async (message) => (await send({ ...message, recipe, session })).result;
   return {
     open: () => call({ action: "open", code: codeOf() || undefined }),

@@ -1,3 +1,4 @@
+// @ts-check
 // The prepared interpreter of the "Try it" runtime (imported by worker.mjs): a snapshot of the
 // runtime started and imported, made at build time by this worker itself in headless Chromium
 // (docsite/runtime/prepared.py), which a first visit restores instead of starting
@@ -17,11 +18,12 @@ export const FAST_LINK = 1.6e6;
 // Bytes a second the link gave pyodide.asm.mjs (the first file of a quarter megabyte), from
 // the browser's own timing of its download; null when it did not come from the server (kept
 // from an earlier visit). `forced` ("fast", "slow"; tests only) answers for the link.
+/** @param {string | null} [forced] */
 export function linkSpeed(forced = null) {
   if (forced === "fast") return Infinity;
   if (forced === "slow") return 0;
   const name = new URL("pyodide.asm.mjs", PYODIDE).href;
-  const entry = performance.getEntriesByType("resource").findLast((e) => e.name.startsWith(name));
+  const entry = /** @type {PerformanceResourceTiming[]} */ (performance.getEntriesByType("resource")).findLast((e) => e.name.startsWith(name));
   if (!entry || !entry.encodedBodySize) return null;
   return entry.encodedBodySize / (Math.max(entry.responseEnd - entry.responseStart, 1) / 1000);
 }
@@ -33,10 +35,15 @@ export function linkSpeed(forced = null) {
 // (snapshot.mjs: fill); `filled` rejects when it cannot be had or fails its check, and the
 // start then goes on afresh. It is not kept with the other files: once restored, the worker
 // keeps it as the interpreter saved for the next visit.
+/**
+ * @param {import("./download.mjs").Manifest | null} manifest
+ * @param {import("./download.mjs").Downloads} downloads @param {string | null} forced
+ * @returns {import("./snapshot.mjs").Snapshot | null}
+ */
 export function shippedSnapshot(manifest, downloads, forced) {
   const shipped = manifest?.snapshot;
   if (!shipped || shipped.key !== snapshotKey(manifest) || !fitsHere(shipped.meta)) return null;
-  if (!downloads.brotli || !(linkSpeed(forced) >= FAST_LINK)) return null;
+  if (!downloads.brotli || !(/** @type {number} null: unknown, not fast */ (linkSpeed(forced)) >= FAST_LINK)) return null;
   const bytes = new Uint8Array(shipped.size);
   const filled = downloads
     .file(shipped.file, undefined, { gzipOnly: true })
@@ -48,6 +55,10 @@ export function shippedSnapshot(manifest, downloads, forced) {
 // What a restored prepared interpreter still needs, for the build's snapshot or the copy of it
 // kept from an earlier visit: the bundle and the standard library without the compiled modules
 // it has imported ({manifest: the bundle's, stdlib: the URL}); else null (the whole files).
+/**
+ * @param {import("./download.mjs").Manifest | null} manifest
+ * @param {import("./snapshot.mjs").Snapshot} snapshot
+ */
 export function restFiles(manifest, snapshot) {
   const rest = manifest?.snapshot?.rest;
   if (!rest || !(snapshot.shipped || snapshot.meta?.rest)) return null;

@@ -1,3 +1,4 @@
+// @ts-check
 // The interpreter snapshot of the "Try it" worker (imported by worker.mjs).
 //
 // A cold start spends most of its time starting CPython and importing FastAPI, pydantic,
@@ -13,6 +14,18 @@
 
 import { dropCache, openCache, sha256 } from "./files.mjs";
 
+/**
+ * @typedef {import("./download.mjs").Manifest} Manifest
+ * @typedef {{ table: number, handles: [string, string][], env: Record<string, boolean>, rest?: boolean }} SnapshotMeta
+ *   what restoring needs (`rest`: it needs only the rest of the files, prepared.mjs: restFiles)
+ * @typedef {{
+ *   bytes: Uint8Array<ArrayBuffer>, meta: SnapshotMeta, size: number,
+ *   filled?: Promise<void>, shipped?: boolean,
+ * }} Snapshot one to restore (`filled`: its bytes are still arriving; `shipped`: the build's)
+ * @typedef {{ done: boolean, table: number, error: unknown }} Linked
+ * @typedef {[string, WebAssembly.Module, Uint8Array<ArrayBuffer>]} CompiledDynlib its path, its module, its bytes
+ */
+
 const CACHE = "tryit-snapshot";
 const META = "x-tryit-snapshot"; // response header holding what restoring needs (JSON)
 // Bump when what a snapshot holds or how it is restored changes (the linking in withDynlibs,
@@ -22,17 +35,20 @@ const FORMAT = 2;
 // What Python may have read of the browser while it imported (urllib3 reads whether the page
 // is cross-origin isolated; Pyodide, whether JSPI exists): a snapshot is restored only where
 // these are the same as where it was made.
+/** @returns {Record<string, boolean>} */
 export function environment() {
   return { jspi: typeof WebAssembly.Suspending === "function", isolated: !!self.crossOriginIsolated };
 }
 
 // Whether a snapshot's meta fits this browser (see environment).
+/** @param {SnapshotMeta | undefined} meta */
 export function fitsHere(meta) {
   const here = environment();
   return !!meta?.env && Object.keys(here).every((name) => meta.env[name] === here[name]);
 }
 
 // The cache key of a snapshot: this worker's format, the bundle, the runtime files.
+/** @param {Manifest} manifest */
 export function snapshotKey(manifest) {
   return `${FORMAT}-${manifest.sha256}-${manifest.runtime}`;
 }
@@ -43,14 +59,20 @@ export function snapshotKey(manifest) {
 // `filled` (a promise: its bytes are still arriving) the restore waits for them (one that
 // cannot all be had is spoiled, so that Pyodide refuses it). Returns the factory and its
 // `linked` state: {done, table, error} once the module is created.
+/**
+ * @param {Pyodide.ModuleFactory} factory @param {Promise<CompiledDynlib[]>} dynlibs
+ * @param {Snapshot | null} [snapshot]
+ */
 export function withDynlibs(factory, dynlibs, snapshot = null) {
+  /** @type {Linked} */
   const linked = { done: false, table: 0, error: null };
   const heapBytes = snapshot ? snapshot.size : 0;
+  /** @type {Pyodide.ModuleFactory} */
   const wrapped = (moduleArg) => {
-    const preRun = [].concat(moduleArg.preRun || []);
+    const preRun = /** @type {((module: Pyodide.Module) => void)[]} */ ([]).concat(moduleArg.preRun || []);
     preRun.push((Module) => {
       Module.addRunDependency("tryit-dynlibs");
-      Promise.all([dynlibs, snapshot?.filled?.catch(() => spoil(snapshot.bytes))])
+      Promise.all([dynlibs, snapshot?.filled?.catch(() => spoil(/** @type {Snapshot} */ (snapshot).bytes))])
         .then(([libs]) => {
           if (heapBytes > Module.HEAP8.length) Module._emscripten_resize_heap(heapBytes);
           const flags = { loadAsync: false, global: true, nodelete: true, allowUndefined: true };
@@ -77,6 +99,7 @@ export function withDynlibs(factory, dynlibs, snapshot = null) {
 
 // A snapshot whose bytes could not all be had: Pyodide then refuses it (a wrong magic number)
 // and the start goes on afresh.
+/** @param {Uint8Array} bytes */
 function spoil(bytes) {
   bytes.fill(0, 0, 16);
 }
@@ -86,9 +109,15 @@ function spoil(bytes) {
 // and compiles the wasm meanwhile). Resolves once every byte is in and right: `parts` lists
 // the sha256 of each slice of `parts.size` bytes, and each slice is checked as soon as it is
 // in, while the next ones arrive (hashing all 45 MB once the last byte was in took 0.1 s).
+/**
+ * @param {Response} response @param {Uint8Array<ArrayBuffer>} bytes
+ * @param {{ size: number, sha256: string[] }} parts
+ */
 export async function fill(response, bytes, parts) {
-  const reader = response.body.getReader();
+  const reader = /** @type {ReadableStream<Uint8Array>} */ (response.body).getReader();
+  /** @type {Promise<true | number>[]} */
   const checks = [];
+  /** @param {number} n */
   const check = (n) => {
     const slice = bytes.subarray(n * parts.size, (n + 1) * parts.size);
     checks.push(sha256(slice).then((hash) => hash === parts.sha256[n] || n));
@@ -117,6 +146,7 @@ export async function fill(response, bytes, parts) {
 // Pyodide's `_makeSnapshot` start option is not used: it wraps the `js` module in a Proxy that
 // breaks getters of the worker's global scope (urllib3 reads `js.crossOriginIsolated`: "Illegal
 // invocation"). It only enables makeMemorySnapshot, so that is switched on for the copy.
+/** @param {Pyodide.API} pyodide @param {Linked} linked @returns {{ bytes: Uint8Array<ArrayBuffer>, meta: SnapshotMeta }} */
 export function takeSnapshot(pyodide, linked) {
   const Module = pyodide._module;
   const { config } = pyodide._api;
@@ -128,7 +158,7 @@ export function takeSnapshot(pyodide, linked) {
     // dlopen handles Python holds (C memory) and the libraries they name (JavaScript)
     const handles = Object.entries(Module.LDSO.loadedLibsByHandle)
       .filter(([handle, dso]) => handle !== "0" && dso.name !== "__main__")
-      .map(([handle, dso]) => [handle, dso.name]);
+      .map(([handle, dso]) => /** @type {[string, string]} */ ([handle, dso.name]));
     return { bytes, meta: { table: linked.table, handles, env: environment() } };
   } finally {
     config._makeSnapshot = false;
@@ -138,6 +168,7 @@ export function takeSnapshot(pyodide, linked) {
 
 // After a restore: check the libraries landed where the snapshot expects them, and give
 // Python's dlopen handles back their libraries. Throws if the snapshot does not fit.
+/** @param {Pyodide.API} pyodide @param {Linked} linked @param {SnapshotMeta} meta */
 export function relink(pyodide, linked, meta) {
   if (!fitsHere(meta)) {
     throw new Error(`made for ${JSON.stringify(meta.env)}, not ${JSON.stringify(environment())}`);
@@ -154,8 +185,10 @@ export function relink(pyodide, linked, meta) {
   }
 }
 
+/** @param {string} key */
 const entry = (key) => new URL(`snapshot/${key}`, self.location.href).href; // never fetched
 
+/** @param {string} key @returns {Promise<Snapshot | null>} */
 export async function readSnapshot(key) {
   const cache = await openCache(CACHE);
   const hit = cache && (await cache.match(entry(key)));
@@ -167,6 +200,7 @@ export async function readSnapshot(key) {
 }
 
 // Keep one snapshot: the one for this build of the runtime.
+/** @param {string} key @param {{ bytes: Uint8Array<ArrayBuffer>, meta: SnapshotMeta }} snapshot */
 export async function writeSnapshot(key, { bytes, meta }) {
   const cache = await openCache(CACHE);
   if (!cache) return false;

@@ -1,3 +1,4 @@
+// @ts-check
 // The "Try it" widget of recipe pages. Nothing of the Python runtime loads before the first
 // click; then ONE Web Worker (one Pyodide interpreter) serves every widget for the whole visit,
 // across the theme's instant navigation. This file only relays clicks to the worker and applies
@@ -22,6 +23,27 @@ const REPLY_MS = 10000;
 const EDITED_SILENT = `The edited code did not stop within ${REPLY_MS / 1000} s (the budget of an edited run): the Python runtime was ended, and the next run starts it again`;
 const reducedMotion = matchMedia("(prefers-reduced-motion: reduce)");
 
+/**
+ * @typedef {import("./checks.mjs").WorkerMessage} WorkerMessage
+ * @typedef {Extract<WorkerMessage, { kind: "progress" }>} Progress
+ * @typedef {Extract<WorkerMessage, { kind: "ready" }>} Ready
+ * @typedef {Extract<WorkerMessage, { kind: "reply" }>} Reply
+ * @typedef {Worker & { startError?: string }} TryitWorker
+ * @typedef {(message: object, options?: { silent?: string | null }) => Promise<Reply>} Send
+ * @typedef {{
+ *   listeners: Set<(data: Progress | Ready) => void>,
+ *   pending: Map<number, { resolve(reply: Reply): void, reject(error: Error): void, timer: number }>,
+ *   ready: Promise<Ready>, worker: TryitWorker | null, info: Ready | null, failed: string | null,
+ *   permanent?: boolean, saved?: boolean, kept?: number, fail?: (reason: string) => void, send?: Send,
+ * }} Runtime
+ * @typedef {Runtime & { send: Send }} Started a runtime whose worker started (it has `send`)
+ * @typedef {{
+ *   lines: string[], done: boolean, outcome: string | null, message: string,
+ *   error: import("./checks.mjs").PythonError | null, response?: string | null, unsupported?: string | null,
+ * }} StepResult one step's (or a whole run's) answer: a resq recipe's (checkStep) or the demo panel's
+ */
+
+/** @type {Runtime | null} */
 let runtime = null;
 
 function canRun() {
@@ -35,13 +57,14 @@ function newWorker() {
   if (globalThis.TRYIT_SIMULATE_NO_DECOMPRESSION) script.searchParams.set("nodecompress", "");
   // tests only: take the link for a fast or a slow one ("fast", "slow"), whatever it measures
   if (globalThis.TRYIT_SIMULATE_LINK) script.searchParams.set("link", globalThis.TRYIT_SIMULATE_LINK);
-  const worker = new Worker(script, { type: "module" });
+  const worker = /** @type {TryitWorker} */ (new Worker(script, { type: "module" }));
   worker.onerror = (event) => (worker.startError = event.message || "it did not start");
   return worker;
 }
 
 // A worker started while the page is idle, before any click: it loads nothing of the runtime
 // until startRuntime() tells it to, and saves the click the worker's own start-up.
+/** @type {TryitWorker | null} */
 let spare = null;
 function prepareWorker() {
   if (spare || runtime || !canRun()) return;
@@ -60,9 +83,12 @@ function startRuntime() {
   const listeners = new Set();
   const pending = new Map();
   let nextId = 1;
-  let settle;
+  /** @type {{ resolve(ready: Ready): void, reject(error: Error): void }} */
+  let settle = /** @type {any} set at once, by the promise's executor */ (undefined);
+  /** @type {Promise<Ready>} */
   const ready = new Promise((resolve, reject) => (settle = { resolve, reject }));
   ready.catch(() => {});
+  /** @type {Runtime} */
   const state = { listeners, pending, ready, worker: null, info: null, failed: null };
   runtime = state;
   globalThis.__tryitRuntime = state; // for the benchmark and the browser tests
@@ -72,6 +98,7 @@ function startRuntime() {
     settle.reject(new Error(state.failed));
     return state;
   }
+  /** @type {TryitWorker} */
   let worker;
   try {
     worker = spare || newWorker();
@@ -84,6 +111,7 @@ function startRuntime() {
   state.worker = worker;
   // The bundle's own worker (fetcher.mjs): it downloads the libraries while the first one's
   // thread starts Python. Without it (it cannot start, or dies) the first one downloads them.
+  /** @type {Worker | null} */
   let fetcher = null;
   const channel = new MessageChannel();
   try {
@@ -96,8 +124,10 @@ function startRuntime() {
   } catch {
     fetcher = null;
   }
+  /** @type {number | undefined} */
   let watchdog;
   // Ends this runtime: the reason is said in plain words; every waiting click learns it.
+  /** @param {string} reason */
   const fail = (reason) => {
     if (state.failed) return;
     state.failed = reason;
@@ -117,6 +147,7 @@ function startRuntime() {
     watchdog = setTimeout(() => fail(why), limit);
   };
   arm();
+  /** @param {string} what */
   const crashed = (what) => fail(`The Python runtime stopped: its worker crashed (${what})`);
   worker.onerror = (event) => crashed(event.message || "no reason given");
   if (worker.startError) crashed(worker.startError); // it failed while it waited
@@ -151,6 +182,7 @@ function startRuntime() {
   if (fetcher) worker.postMessage({ kind: "start", fetcher: channel.port1 }, [channel.port1]);
   else worker.postMessage({ kind: "start" }); // now the runtime loads
   // `silent`: what to say if no answer comes (the reader's edited code may be why)
+  /** @type {Send} */
   const post = (message, { silent = null } = {}) =>
     new Promise((resolve, reject) => {
       if (state.failed) return reject(new Error(state.failed));
@@ -163,29 +195,35 @@ function startRuntime() {
       worker.postMessage({ id, message });
     });
   // The runtime carries no recipe: the worker gets each one's files before its first message.
+  /** @type {Map<string, Promise<Reply>>} */
   const installed = new Map();
+  /** @param {string} recipe @returns {Promise<Reply>} */
   const install = (recipe) => {
     if (!installed.has(recipe)) {
       const done = recipeFiles(recipe).then(({ runtime }) => post({ action: "install", recipe, files: runtime }));
       done.catch(() => installed.delete(recipe)); // tried again with the next message
       installed.set(recipe, done);
     }
-    return installed.get(recipe);
+    return /** @type {Promise<Reply>} */ (installed.get(recipe));
   };
   state.send = async (message, options) => {
-    await install(message.recipe);
+    await install(/** @type {{ recipe: string }} */ (message).recipe);
     return post(message, options);
   };
   return state;
 }
 
+/** @param {number} n */
 const MB = (n) => `${(n / 1e6).toFixed(1)} MB`;
 // A transcript line of a request (not "> " printed output nor the "= " end line).
+/** @param {string} line */
 const isRequest = (line) => line.startsWith("t=");
 
 // A hedron widget's demo panel (panel.mjs), on the worker's in-process app.
+/** @param {Widget} widget @param {Started} rt */
 async function openDemoPanel(widget, rt) {
   const { DemoPanel, workerTransport } = await import("./panel.mjs");
+  /** @param {object} message */
   const send = (message) => rt.send(message, widget.sendOptions());
   return new DemoPanel({
     container: widget.panel,
@@ -195,36 +233,44 @@ async function openDemoPanel(widget, rt) {
 }
 
 class Widget {
+  /** @param {HTMLElement} root */
   constructor(root) {
     this.root = root;
-    this.recipe = root.dataset.tryit;
+    this.recipe = /** @type {string} */ (root.dataset.tryit);
     // One Python session per widget placement (a page may show a recipe twice); revisiting the
     // page reuses it, and the first Step of a new widget starts it afresh.
     const index = [...document.querySelectorAll(".tryit")].indexOf(root);
     this.session = `${this.recipe}@${location.pathname}#${index}`;
-    this.status = root.querySelector(".tryit__status");
-    this.live = root.querySelector(".tryit__live"); // the widget's one live region
-    this.progress = root.querySelector(".tryit__progress");
-    this.panel = root.querySelector(".tryit__panel");
-    this.list = root.querySelector(".tryit__transcript");
-    this.buttons = [...root.querySelectorAll("button[data-action]")];
+    // (the widget's markup: docsite/pages/recipes.py)
+    this.status = /** @type {HTMLElement} */ (root.querySelector(".tryit__status"));
+    this.live = /** @type {HTMLElement} */ (root.querySelector(".tryit__live")); // the widget's one live region
+    this.progress = /** @type {HTMLProgressElement} */ (root.querySelector(".tryit__progress"));
+    this.panel = /** @type {HTMLElement} */ (root.querySelector(".tryit__panel"));
+    this.list = /** @type {HTMLOListElement} */ (root.querySelector(".tryit__transcript"));
+    this.buttons = /** @type {HTMLButtonElement[]} */ ([...root.querySelectorAll("button[data-action]")]);
+    /** @param {string} action */
     this.button = (action) => this.buttons.find((b) => b.dataset.action === action);
     this.recordedBlock = this.findRecorded();
     this.fresh = true;
     this.busy = false;
     this.finished = false;
     this.canRetry = false;
+    /** @type {Started | null} */
     this.rt = null; // the runtime this widget's Python session lives in
+    /** @type {Record<string, string> | null} */
     this.code = null; // the edited files this run loads ({name: text}), or null: the recipe's
     this.stale = false; // the code was edited since this run started: the next one is fresh
     this.edit = this.button("edit") ? new EditMode(this) : null;
+    /** @type {import("./panel.mjs").DemoPanel | null | undefined} the hedron demo's, once opened */
+    this.demo;
     for (const button of this.buttons) {
-      button.addEventListener("click", () => this.act(button.dataset.action));
+      button.addEventListener("click", () => this.act(/** @type {string} */ (button.dataset.action)));
     }
     // (the page's own script after the widget has shown its buttons: site_pages.GO_LIVE)
     root.dataset.state = "idle";
   }
 
+  /** @param {boolean} busy */
   setBusy(busy) {
     // While busy the buttons stay focusable (aria-disabled; clicks are ignored), so keyboard
     // users keep their place; at the end Step and Run are disabled and focus moves to Reset.
@@ -242,28 +288,31 @@ class Widget {
       if (action === "step" || action === "run") button.disabled = this.finished;
     }
     if (focused && (focused.disabled || focused.hidden)) {
-      const next = [this.button("retry"), this.button("reset")].find((b) => !b.hidden && !b.disabled);
+      const next = /** @type {HTMLButtonElement[]} every widget has both */ ([this.button("retry"), this.button("reset")]).find((b) => !b.hidden && !b.disabled);
       if (next) next.focus();
     }
   }
 
+  /** @param {string} text */
   say(text) {
     this.status.textContent = text;
   }
 
   // Tell assistive technology, once per action (the widget's one polite live region).
+  /** @param {string} text */
   announce(text) {
     this.live.textContent = text;
   }
 
+  /** @param {string} action */
   async act(action) {
     if (this.busy) return;
     this.setBusy(true);
     try {
       if (action === "reset") await this.reset();
       else if (action === "retry") await this.retry();
-      else if (action === "edit") await this.edit.toggle();
-      else if (action === "shared") await this.edit.openShared();
+      else if (action === "edit") await /** @type {EditMode} its button's */ (this.edit).toggle();
+      else if (action === "shared") await /** @type {EditMode} */ (this.edit).openShared();
       else await this.advance(action);
     } catch (error) {
       this.say(`Error: ${error.message}`);
@@ -273,12 +322,14 @@ class Widget {
     }
   }
 
+  /** @returns {Promise<Started>} */
   async ensureReady() {
     const rt = startRuntime();
     if (!rt.info) {
       this.progress.hidden = false;
       this.progress.value = 0; // moved by the worker's `done`: an indeterminate bar animates
       this.announce("Loading the Python runtime…");
+      /** @param {Progress | Ready} p */
       const show = (p) => {
         if (p.kind === "ready") this.say(`Python ready (${MB(p.bytes)} in ${(p.ms / 1000).toFixed(1)} s).`);
         else this.say(`${p.stage}… ${MB(p.bytes)}`);
@@ -292,9 +343,10 @@ class Widget {
         this.progress.hidden = true;
       }
     }
-    return rt;
+    return /** @type {Started} its worker is ready */ (rt);
   }
 
+  /** @param {string} action */
   async advance(action) {
     this.lastAction = action;
     if (this.stale) this.clear(); // edited since: start afresh with the new code
@@ -316,6 +368,7 @@ class Widget {
       this.edit?.clearRun();
     }
     this.root.dataset.state = "running";
+    /** @type {{ result: StepResult, ms: number }} */
     let answer;
     try {
       answer = this.root.dataset.driver === "page"
@@ -338,6 +391,7 @@ class Widget {
   }
 
   // hedron: the app's page runs in the demo panel and its htmx sends the requests (panel.mjs).
+  /** @param {string} action @param {Started} rt */
   async stepPage(action, rt) {
     const started = performance.now();
     this.demo ||= await openDemoPanel(this, rt);
@@ -346,7 +400,9 @@ class Widget {
   }
 
   // resq: the recipe's client code steps in the worker, one request at a time.
+  /** @param {string} action @param {Started} rt */
   async stepCode(action, rt) {
+    /** @type {{ action: string, recipe: string, session: string, fresh: boolean, code?: Record<string, string> }} */
     const message = { action, recipe: this.recipe, session: this.session, fresh: this.fresh };
     if (this.fresh && this.code) message.code = this.code;
     const reply = await rt.send(message, this.sendOptions());
@@ -366,19 +422,20 @@ class Widget {
   }
 
   // The hand-over point: one step's (or a whole run's) answer from Python is shown here.
+  /** @param {StepResult} result */
   apply(result, action = "step") {
     if (result.response != null) this.showResponse(result.response);
     const added = this.addLines(result.lines);
     const requests = [...this.list.children].filter((li) => isRequest(li.textContent)).length;
     let state;
     // an edited run: where its transcript leaves the tested one, and Python's error
-    const differs = this.code ? this.edit.markDifference(this.list, this.recorded(), result.done) : null;
+    const differs = this.code ? /** @type {EditMode} */ (this.edit).markDifference(this.list, this.recorded(), result.done) : null;
     if (result.error) this.edit?.showError(result.error);
     const compared = differs ? ` The transcript ${differs}.` : "";
     if (result.done) {
       this.finished = true;
       this.root.dataset.state = "done";
-      this.root.dataset.outcome = result.outcome;
+      this.root.dataset.outcome = /** @type {string} a run that is done says how */ (result.outcome);
       state = `Stopped (${result.message}).${compared}`; // Python says which
       const next = this.code ? "Edit the code to run it again, or Reset to go back to the tested code." : "Reset to run it again.";
       this.say(`${state} ${next}`);
@@ -392,6 +449,7 @@ class Widget {
   }
 
   // The last answer the resq client got (its status line and body), as text.
+  /** @param {string} text */
   showResponse(text) {
     let shown = this.panel.querySelector(".tryit__response");
     if (!shown) {
@@ -403,6 +461,7 @@ class Widget {
     this.panel.hidden = false;
   }
 
+  /** @param {string[]} lines */
   addLines(lines) {
     for (const line of lines) {
       const item = document.createElement("li");
@@ -433,7 +492,7 @@ class Widget {
 
   async reset() {
     if (runtime && runtime === this.rt && runtime.info && !runtime.failed && !this.fresh) {
-      await runtime.send({ action: "reset", recipe: this.recipe, session: this.session });
+      await /** @type {Started} this widget's */ (runtime).send({ action: "reset", recipe: this.recipe, session: this.session });
     }
     this.clear();
     const edited = this.edit?.code();
@@ -445,6 +504,7 @@ class Widget {
 
   // The edited code kept the worker busy past its budget: the worker was ended (the next
   // run starts a new one); this widget stays usable, with what the run showed so far.
+  /** @param {string} reason */
   stopped(reason) {
     this.finished = true;
     this.root.dataset.state = "done";
@@ -461,6 +521,7 @@ class Widget {
 
   // The code cannot run here: say why, show the recorded transcript. `retry`: whether starting
   // the runtime again may help (Retry then takes Step's place); Reset is always usable.
+  /** @param {string} reason @param {{ retry: boolean }} options */
   fallback(reason, { retry }) {
     this.root.dataset.state = "fallback";
     this.finished = true;
@@ -490,7 +551,7 @@ class Widget {
 }
 
 function init() {
-  const roots = document.querySelectorAll(".tryit:not([data-state])");
+  const roots = /** @type {NodeListOf<HTMLElement>} */ (document.querySelectorAll(".tryit:not([data-state])"));
   const widgets = [...roots].map((root) => new Widget(root));
   // a share link (#tryit=<recipe>.<data>) opens the first widget of its recipe with its code
   const shared = widgets.find((w) => w.edit?.sharedHere());

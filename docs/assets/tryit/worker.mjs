@@ -1,3 +1,4 @@
+// @ts-check
 // The "Try it" Web Worker: loads Pyodide from this site (never another origin), installs the
 // libraries (the bundle; without it every wheel, through the site's own lockfile), imports
 // them, keeps that interpreter for the next visit or restores the one kept last time
@@ -25,6 +26,18 @@ import {
 // `?link=fast` or `?link=slow` takes the link for one, whatever it measures (linkSpeed).
 // `?modules`: once the interpreter is saved, say which compiled modules it had imported (the
 // build makes its prepared interpreter that way: docsite/runtime/prepared.py).
+/**
+ * @import { Dynlib, Manifest, ShippedSnapshot } from "./download.mjs"
+ * @import { CompiledDynlib, Linked, Snapshot, SnapshotMeta } from "./snapshot.mjs"
+ */
+/**
+ * What a start needs (`bundle` and `dynlibs` come with the manifest; `stdlib`: a restore's).
+ * @typedef {{
+ *   loadPyodide: Pyodide.Exports["loadPyodide"], factory: Pyodide.ModuleFactory, manifest: Manifest | null,
+ *   bundle: Promise<Uint8Array<ArrayBuffer>> | null, dynlibs: Promise<CompiledDynlib[]> | null, stdlib?: string,
+ * }} Parts
+ */
+
 const flags = new URL(import.meta.url).searchParams;
 if (flags.has("nojspi")) {
   delete WebAssembly.Suspending;
@@ -34,6 +47,7 @@ if (flags.has("nojspi")) {
 // which only secure contexts have (https, or localhost).
 const snapshots = typeof caches !== "undefined";
 
+/** @param {string} what @returns {(error: unknown) => null} */
 const warnNull = (what) => (error) => {
   console.warn(`tryit: ${what}:`, error);
   return null;
@@ -50,6 +64,7 @@ let pythonRuns = false; // CPython runs: its thread may now be busy for seconds 
 // takes CPU time from the start of Python.
 let expectedBytes = 0;
 let wireScale = 1; // bytes on the wire per byte counted (a brotli host: the browser inflates)
+/** @type {Record<string, number>} */
 const STAGE_DONE = {
   "Starting Python": 0.45,
   "Restoring the interpreter saved on your last visit": 0.45,
@@ -66,6 +81,7 @@ function done() {
 
 const wire = () => Math.round(bytes * wireScale);
 
+/** @param {boolean} force */
 function report(force) {
   const now = performance.now();
   if (force || now - lastReport > 100) {
@@ -76,11 +92,15 @@ function report(force) {
 
 // ms since the first click started the boot, when each stage began (for the benchmark; the
 // page may have started this worker long before), and when each file had fully arrived
+/** @type {Record<string, number>} */
 const stageTimes = {};
+/** @type {Record<string, number>} */
 const arrivedTimes = {};
+/** @type {number | null} */
 let bundleAsked = null; // and when the bundle was asked for
 let bootStarted = 0;
 
+/** @param {string} name */
 function setStage(name) {
   stage = name;
   stageTimes[name] = Math.round(performance.now() - bootStarted);
@@ -92,24 +112,30 @@ const canInflate = typeof DecompressionStream === "function" && !flags.has("node
 
 // A promise per file, settled once the file has been read to its end (or has failed): the
 // bundle's download waits for the files CPython's start needs (see boot).
+/** @type {Record<string, { promise: Promise<void>, settle: () => void }>} */
 const arrivals = {};
+/** @param {string} name */
 function arrival(name) {
   if (!arrivals[name]) {
-    let settle;
+    /** @type {() => void} */
+    let settle = /** @type {any} set at once, by the promise's executor */ (undefined);
+    /** @type {Promise<void>} */
     const promise = new Promise((resolve) => (settle = resolve));
     arrivals[name] = { promise, settle };
   }
   return arrivals[name];
 }
 
+/** @param {string} name */
 function arrived(name) {
   arrivedTimes[name] ??= Math.round(performance.now() - bootStarted);
   arrival(name).settle();
 }
 
 // `response` with a body that says when it has been read to its end, errs or is cancelled.
+/** @param {string} name @param {Response} response */
 function watched(name, response) {
-  const reader = response.body.getReader();
+  const reader = /** @type {ReadableStream<Uint8Array>} it has one */ (response.body).getReader();
   const body = new ReadableStream({
     async pull(controller) {
       try {
@@ -137,10 +163,13 @@ function watched(name, response) {
 // boot() has read the build's index: until then, and without Cache Storage, nothing is kept.
 let downloads = new Downloads({ inflate: canInflate, counted: countBytes });
 // The downloads are kept for the next visit once the runtime is ready (keepFiles).
+/** @type {() => void} */
 let keepNow;
+/** @type {Promise<void>} */
 const keepAfter = new Promise((resolve) => (keepNow = resolve));
 const realFetch = self.fetch.bind(self);
 
+/** @param {number} n */
 function countBytes(n) {
   bytes += n;
   report(false);
@@ -148,6 +177,7 @@ function countBytes(n) {
 
 // A file of the runtime folder as Pyodide wants it (download.mjs: Downloads.file), telling
 // when it has fully arrived.
+/** @param {string} name @param {RequestInit} [init] @param {{ gzipOnly?: boolean }} [options] */
 async function runtimeFile(name, init, options) {
   let response;
   try {
@@ -182,6 +212,7 @@ function canUseBundle() {
   return canInflate && !!crypto.subtle;
 }
 
+/** @returns {Promise<Manifest>} */
 async function fetchManifest() {
   return (await runtimeFile("tryit-bundle.json")).json();
 }
@@ -197,13 +228,17 @@ async function fetchIndex() {
 
 // The bundle's own worker (fetcher.mjs), when the page started one: a MessagePort to it, and
 // what it says it has kept for the next visit.
+/** @type {MessagePort | null} */
 let fetcher = null;
 let fetcherKept = Promise.resolve(0);
+/** @type {MessagePort | null} */
 let fetcherPort = null; // told to keep the bundle once the runtime is ready
+/** @type {((error: Error) => void) | null} */
 let fetcherGone = null; // rejects the bundle's download if the page says that worker died
 
 // The bundle, downloaded and checked by its own worker (it goes on while this thread starts
 // CPython), or here when there is none or it died.
+/** @param {Manifest} manifest */
 async function fetchBundle(manifest) {
   bundleAsked = Math.round(performance.now() - bootStarted);
   const here = () => downloads.checkedFile(manifest.file, manifest.sha256);
@@ -218,12 +253,15 @@ async function fetchBundle(manifest) {
   }
 }
 
+/** @param {Manifest} manifest */
 function fetchElsewhere(manifest) {
-  const port = fetcher;
+  const port = /** @type {MessagePort} */ (fetcher);
   fetcher = null;
   fetcherPort = port;
+  /** @type {(files: number) => void} */
   let keptBy;
   fetcherKept = new Promise((resolve) => (keptBy = resolve));
+  /** @type {Promise<Uint8Array<ArrayBuffer>>} */
   const fetched = new Promise((resolve, reject) => {
     fetcherGone = (error) => {
       keptBy(0);
@@ -251,9 +289,10 @@ class FetcherGone extends Error {}
 
 // One shared library of the wheels (pydantic-core's), served as a file of its own: compiled as
 // it arrives, its bytes checked against the manifest. Resolves with [path, module, bytes].
+/** @param {Manifest} manifest @param {Dynlib} lib @returns {Promise<CompiledDynlib>} */
 async function fetchDynlib(manifest, lib) {
   const response = await runtimeFile(lib.file); // a DownloadError fails the start
-  const [streamed, kept] = response.body.tee();
+  const [streamed, kept] = /** @type {ReadableStream<Uint8Array>} */ (response.body).tee();
   const wasm = new Response(streamed, { headers: { "Content-Type": "application/wasm" } });
   const compiled = WebAssembly.compileStreaming(wasm);
   compiled.catch(() => {});
@@ -262,6 +301,7 @@ async function fetchDynlib(manifest, lib) {
 }
 
 // The shared libraries, downloading with the runtime and linked before CPython starts.
+/** @param {Manifest} manifest */
 function fetchDynlibs(manifest) {
   for (const lib of manifest.dynlibs) PRECOMPRESSED[lib.file] = "application/wasm";
   return Promise.all(manifest.dynlibs.map((lib) => fetchDynlib(manifest, lib)));
@@ -270,8 +310,13 @@ function fetchDynlibs(manifest) {
 // Write the bundle's files and the shared libraries into site-packages and mark the bundle's
 // packages as loaded (Python's import finds the .so files there: the libraries themselves are
 // linked already).
+/**
+ * @param {Pyodide.API} pyodide @param {Manifest} manifest @param {Uint8Array} bytes
+ * @param {CompiledDynlib[]} dynlibs
+ */
 function unpackBundle(pyodide, manifest, bytes, dynlibs) {
   const made = new Set();
+  /** @param {string} name @param {Uint8Array} data */
   const write = (name, data) => {
     const path = manifest.site_packages + name;
     const folder = path.slice(0, path.lastIndexOf("/"));
@@ -290,6 +335,7 @@ function unpackBundle(pyodide, manifest, bytes, dynlibs) {
 // An ES module of the runtime (pyodide.mjs; pyodide.asm.mjs, Emscripten's module factory,
 // 1.25 MB). import() would bypass the fetch wrapper (and so the gzip copy and the kept files):
 // import it from a blob URL instead, or the plain file if that is not possible.
+/** @param {string} name */
 async function importModule(name) {
   const response = await runtimeFile(name); // a DownloadError fails the start
   const blob = new Blob([await response.arrayBuffer()], { type: "text/javascript" });
@@ -304,6 +350,7 @@ async function importModule(name) {
   return import(new URL(name, PYODIDE).href);
 }
 
+/** @type {Pyodide.PyModule | null} */
 let browser = null;
 let jspi = false;
 
@@ -311,12 +358,14 @@ let jspi = false;
 // its bytes are still arriving) when given one; `stdlib`: another standard library's URL (a
 // restore's, restFiles). With the bundle, its shared libraries are linked before CPython
 // starts (snapshot.mjs explains why).
+/** @param {Parts & { snapshot: Snapshot | null }} parts */
 async function start({ loadPyodide, factory, manifest, dynlibs, stdlib, snapshot }) {
+  /** @type {Linked | null} */
   let linked = null;
   const plain = factory;
   factory = (moduleArg) => {
     // Emscripten runs these once the wasm is instantiated, before CPython starts
-    if (!snapshot) moduleArg.preRun = [].concat(moduleArg.preRun || [], () => setStage("Starting Python"));
+    if (!snapshot) moduleArg.preRun = /** @type {((module: Pyodide.Module) => void)[]} */ ([]).concat(moduleArg.preRun || [], () => setStage("Starting Python"));
     // ... and CPython itself once nothing is awaited any more (the standard library, the
     // shared libraries): from then on the thread is busy for seconds, without a word.
     moduleArg.monitorRunDependencies = (left) => {
@@ -328,7 +377,7 @@ async function start({ loadPyodide, factory, manifest, dynlibs, stdlib, snapshot
     return plain(moduleArg);
   };
   if (manifest) {
-    ({ factory, linked } = withDynlibs(factory, dynlibs, snapshot));
+    ({ factory, linked } = withDynlibs(factory, /** @type {Promise<CompiledDynlib[]>} with the manifest */ (dynlibs), snapshot));
   }
   const pyodide = await loadPyodide({
     createPyodideModule: factory,
@@ -340,11 +389,12 @@ async function start({ loadPyodide, factory, manifest, dynlibs, stdlib, snapshot
     stderr: (line) => console.warn(line),
     _loadSnapshot: snapshot ? snapshot.bytes : undefined,
   });
-  if (snapshot) relink(pyodide, linked, snapshot.meta);
+  if (snapshot) relink(pyodide, /** @type {Linked} a snapshot comes with a manifest */ (linked), snapshot.meta);
   return { pyodide, linked };
 }
 
 // Start, install the libraries and import them: afresh, or from a saved interpreter.
+/** @param {Parts} parts @param {Snapshot | null} snapshot */
 async function startAndImport(parts, snapshot) {
   const { pyodide, linked } = await start({ ...parts, snapshot });
   pythonRuns = true;
@@ -354,7 +404,7 @@ async function startAndImport(parts, snapshot) {
     try {
       // the libraries failed their check (linked.error): they come with the wheels then
       const dynlibs = await parts.dynlibs;
-      unpackBundle(pyodide, parts.manifest, await parts.bundle, dynlibs);
+      unpackBundle(pyodide, /** @type {Manifest} */ (parts.manifest), await parts.bundle, /** @type {CompiledDynlib[]} */ (dynlibs));
       installed = true;
     } catch (error) {
       // a restored interpreter needs those very files; one not downloaded, the wheels too
@@ -363,6 +413,7 @@ async function startAndImport(parts, snapshot) {
     }
   }
   if (!installed) {
+    /** @type {string[]} */
     const failures = [];
     await pyodide.loadPackage(["tryit"], {
       checkIntegrity: true,
@@ -384,8 +435,10 @@ json.dumps(sorted({s.origin for m in list(sys.modules.values())
     if (s := getattr(m, "__spec__", None)) is not None and (s.origin or "").endswith(".pyc")}))`;
 
 // Python is idle and everything is imported: keep this interpreter for the next visit.
+/** @param {string} key @param {Pyodide.API} pyodide @param {Linked} linked */
 function save(key, pyodide, linked) {
   const notSaved = warnNull("the interpreter was not saved");
+  /** @type {{ bytes: Uint8Array<ArrayBuffer>, meta: SnapshotMeta } | null} */
   let copy = null;
   try {
     copy = takeSnapshot(pyodide, linked);
@@ -402,6 +455,7 @@ function save(key, pyodide, linked) {
 }
 
 // The build's snapshot was restored: keep it as the interpreter saved for the next visit.
+/** @param {string} key @param {Snapshot} snapshot */
 function keepShipped(key, { bytes, meta }) {
   setTimeout(async () => {
     const kept = { bytes, meta: { ...meta, rest: true } }; // it too needs only restFiles
@@ -428,21 +482,23 @@ async function boot() {
   const brotli = !!index?.brotli;
   downloads = new Downloads({ files, brotli, inflate: canInflate, counted: countBytes, keepAfter });
   const hostBrotli = downloads.brotli;
-  const runtime = Promise.all([importModule("pyodide.mjs"), importModule("pyodide.asm.mjs")]);
+  const runtime = /** @type {Promise<[Pyodide.Exports, Pyodide.AsmExports]>} */ (Promise.all([importModule("pyodide.mjs"), importModule("pyodide.asm.mjs")]));
   runtime.catch(() => {});
   const manifest = canUseBundle() ? await fetchManifest().catch(warnNull("no bundle")) : null;
   expectedBytes = (hostBrotli ? manifest?.plain : manifest?.download) || 0;
-  if (hostBrotli && manifest?.plain) wireScale = manifest.brotli / manifest.plain;
+  if (hostBrotli && manifest?.plain) wireScale = /** @type {number} with .br copies */ (manifest.brotli) / manifest.plain;
   // CPython's start waits for the wasm, the standard library and the shared libraries; the
   // imports, much later, for the bundle: it downloads once the others are in, so that on a
   // slow link they have the bandwidth to themselves (at once when restoring: no CPython start
   // to make room for).
   const dynlibs = manifest ? fetchDynlibs(manifest) : null;
   const critical = ["pyodide.asm.wasm", "python_stdlib.zip", ...(manifest?.dynlibs || []).map((lib) => lib.file)];
-  let askForBundle; // with the bundle's manifest: the whole bundle, or what a restore needs
+  /** @type {(manifest: Manifest | null) => void} */
+  let askForBundle = /** @type {any} set at once, by the promise's executor */ (undefined); // with the bundle's manifest: the whole bundle, or what a restore needs
+  /** @type {Promise<Manifest | null>} */
   const bundleWanted = new Promise((resolve) => (askForBundle = resolve));
   Promise.all(critical.map((name) => arrival(name).promise)).then(() => askForBundle(manifest));
-  const bundle = manifest ? bundleWanted.then((which) => fetchBundle(which)) : null;
+  const bundle = manifest ? bundleWanted.then((which) => fetchBundle(/** @type {Manifest} */ (which))) : null;
   if (!manifest) fetcher?.postMessage({ kind: "close" }); // no bundle: its worker may go
   for (const part of [bundle, dynlibs]) {
     part?.catch((error) => error instanceof DownloadError && fail(error)); // say it at once
@@ -453,10 +509,12 @@ async function boot() {
   const parts = { loadPyodide, factory, manifest, bundle, dynlibs };
   const snapshot = (await saved) || shippedSnapshot(manifest, downloads, flags.get("link"));
   if (snapshot?.filled) {
-    snapshot.filled.finally(() => arrived(manifest.snapshot.file)).catch(() => {});
-    expectedBytes = manifest.snapshot.download.plain;
-    wireScale = manifest.snapshot.download.brotli / manifest.snapshot.download.plain;
+    const shipped = /** @type {ShippedSnapshot} the one being filled */ (manifest?.snapshot);
+    snapshot.filled.finally(() => arrived(shipped.file)).catch(() => {});
+    expectedBytes = shipped.download.plain;
+    wireScale = shipped.download.brotli / shipped.download.plain;
   }
+  /** @type {Awaited<ReturnType<typeof startAndImport>> | null} */
   let restored = null;
   let fresh = parts;
   if (snapshot) {
@@ -475,15 +533,15 @@ async function boot() {
     });
   }
   if (!restored && fresh.bundle === null) {
-    fresh.bundle = fetchBundle(manifest);
+    fresh.bundle = fetchBundle(/** @type {Manifest} a restore's rest came with one */ (manifest));
     fresh.bundle.catch((error) => error instanceof DownloadError && fail(error));
   }
   const { pyodide, linked, installed, info } = restored || (await startAndImport(fresh, null));
   jspi = info.jspi;
-  if (key && !restored && installed && linked.done) save(key, pyodide, linked);
-  if (key && restored && snapshot.shipped) keepShipped(key, snapshot);
+  if (key && !restored && installed && /** @type {Linked} installed: with the manifest */ (linked).done) save(key, pyodide, /** @type {Linked} */ (linked));
+  if (key && restored && /** @type {Snapshot} restored */ (snapshot).shipped) keepShipped(key, /** @type {Snapshot} */ (snapshot));
   setStage("Ready");
-  const resources = performance.getEntriesByType("resource");
+  const resources = /** @type {PerformanceResourceTiming[]} */ (performance.getEntriesByType("resource"));
   const transferred = resources.reduce((sum, r) => sum + (r.encodedBodySize || 0), 0);
   postMessage({
     kind: "ready",
@@ -493,7 +551,7 @@ async function boot() {
     python: info.python,
     jspi,
     restored: !!restored,
-    shipped: !!restored && !!snapshot.shipped,
+    shipped: !!restored && !!(/** @type {Snapshot} */ (snapshot)).shipped,
     linkSpeed: linkSpeed(flags.get("link")),
     stages: stageTimes,
     arrived: arrivedTimes,
@@ -503,8 +561,9 @@ async function boot() {
 }
 
 // Enter Python "promising" when JSPI exists, so sync recipe code can wait for a click.
+/** @param {string} name @param {...unknown} args */
 async function call(name, ...args) {
-  const fn = browser[name];
+  const fn = /** @type {Pyodide.PyModule} imported */ (browser)[name];
   try {
     return jspi && fn.callPromising ? await fn.callPromising(...args) : await fn(...args);
   } finally {
@@ -513,6 +572,7 @@ async function call(name, ...args) {
 }
 
 // What failed, in plain words for the reader (the page shows it as it is).
+/** @param {any} error whatever failed: a DownloadError, Python's, the browser's */
 function reasonOf(error) {
   if (error instanceof DownloadError) return error.message;
   const text = String(error && error.message ? error.message : error);
@@ -528,6 +588,7 @@ function reasonOf(error) {
 
 // The start has failed: tell the page once (it ends this worker and may start a new one).
 let failed = false;
+/** @param {unknown} error */
 function fail(error) {
   if (failed) return;
   failed = true;

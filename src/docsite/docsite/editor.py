@@ -5,14 +5,16 @@ into the git-ignored npm cache (``docsite/npm.py``) and written, one module per
 package, into ``.cache/site/editor/codemirror/`` (git-ignored): each package's ES module
 entry point with its bare import specifiers (``@codemirror/state``, ``style-mod``...)
 rewritten to the sibling file (``./codemirror-state.js``). So the browser loads them
-as they are, from the site's own origin, with no bundler and no import map. Beside them:
-``LICENSE.txt`` (every package's licence, as their MIT terms ask) and ``manifest.json``
-(the pins and the files' sizes and sha256).
+as they are, from the site's own origin, with no bundler. Beside them: ``LICENSE.txt``
+(every package's licence, as their MIT terms ask) and ``manifest.json`` (the pins and the
+files' sizes and sha256).
 
-The MkDocs hook (``docsite/plugin.py``) copies the folder into the built site as
-``_tryit/codemirror/``, where ``docs/assets/tryit/editor.mjs`` imports it from; nothing
-imports that module before the reader clicks Edit. Usage as a script:
-``python -m docsite.editor [--force]``.
+The MkDocs plugin (``docsite/plugin.py``) copies the folder into the built site as
+``_tryit/codemirror/`` and writes into every page an import map (:func:`import_map`) that
+resolves each package's name to its file there: ``docs/assets/tryit/editor.mjs`` imports
+CodeMirror by those names (``@codemirror/state``), as it would from npm, so no source names
+the build's output. Nothing imports that module before the reader clicks Edit, and the map
+itself loads nothing. Usage as a script: ``python -m docsite.editor [--force]``.
 """
 
 from __future__ import annotations
@@ -185,6 +187,20 @@ def build(*, force: bool = False) -> Path:
     shutil.rmtree(target, ignore_errors=True)
     staging.replace(target)
     return target
+
+
+def import_map(base: str) -> str:
+    """The ``<script type="importmap">`` that resolves each pinned package's name (the names
+    ``editor.mjs`` imports) to its module under ``base`` (the folder's URL, ending in "/").
+
+    A relative ``base`` is written with its leading "./": an import map takes an address
+    without one (``_tryit/...``) for another bare name, and ignores it.
+    """
+    if not re.match(r"[a-z][a-z0-9+.-]*:|\.{0,2}/", base):
+        base = f"./{base}"
+    names = [split_spec(spec)[0] for spec in PACKAGES]
+    imports = {name: f"{base}{module_file(name)}" for name in names}
+    return f'<script type="importmap">{json.dumps({"imports": imports})}</script>'
 
 
 def install(dest: Path) -> None:

@@ -20,7 +20,8 @@ What a build adds to the hand-written pages in ``docs/``:
   opens (``_tryit/recipes/<name>.json``). With ``runtime: false`` (or ``TRYIT_SKIP_RUNTIME=1``)
   the pages are built without it and the widgets show their recorded transcripts; with
   ``prepared_interpreter: true`` (or ``TRYIT_PREPARED=1``) it carries the prepared
-  interpreter, the one part of a build that needs Chromium.
+  interpreter, the one part of a build that needs Chromium. Every page carries the import map
+  that resolves the editor's CodeMirror imports to that copy (:func:`docsite.editor.import_map`).
 
 The standalone example tree is published by the second plugin, ``docsite/examples``
 (:class:`docsite.examples.publish.ExamplesPlugin`).
@@ -38,11 +39,13 @@ import os
 import shutil
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
 from mkdocs.config import base
 from mkdocs.config import config_options as c
 from mkdocs.plugins import BasePlugin
 from mkdocs.structure.files import File, Files
+from mkdocs.utils import get_relative_url, is_error_template
 
 from docsite import editor
 from docsite.examples import tree as examples
@@ -62,6 +65,7 @@ mimetypes.add_type("application/wasm", ".wasm")
 mimetypes.add_type("text/javascript", ".mjs")
 
 RUNTIME_DIR = "_tryit"
+EDITOR_DIR = f"{RUNTIME_DIR}/{editor.FOLDER}"
 log = logging.getLogger(f"mkdocs.plugins.{__name__}")
 
 
@@ -206,6 +210,18 @@ class SitePlugin(BasePlugin[SiteConfig]):
             markdown = guide_links.link_mentions(markdown, names)
         return markdown
 
+    def on_post_page(self, output: str, *, page: Any, config: Any) -> str:
+        """Every page maps the editor's module names to the site's copy of CodeMirror (the
+        theme's instant navigation keeps the first page's map, so every page has one)."""
+        return _with_import_map(output, get_relative_url(f"{EDITOR_DIR}/", page.url))
+
+    def on_post_template(self, output_content: str, *, template_name: str, config: Any) -> str:
+        """The error page too, with the address MkDocs gives its links (it is served anywhere)."""
+        if not is_error_template(template_name):
+            return output_content
+        root = urlsplit(config["site_url"] or "/").path.rstrip("/")
+        return _with_import_map(output_content, f"{root}/{EDITOR_DIR}/")
+
     def on_post_build(self, config: Any) -> None:
         site_dir = Path(config["site_dir"])
         if self.with_runtime:
@@ -223,7 +239,7 @@ class SitePlugin(BasePlugin[SiteConfig]):
                 shutil.copy2(script, target / script.name)
         # The code editor (CodeMirror, a few files) and the recipes' files it opens: written
         # even without the runtime.
-        editor.install(site_dir / RUNTIME_DIR / editor.FOLDER)
+        editor.install(site_dir / EDITOR_DIR)
         for recipe in self._recipes():
             if recipe.in_browser:
                 target = site_dir / RUNTIME_DIR / site_pages.EDITOR_FILES.format(name=recipe.name)
@@ -235,6 +251,14 @@ class SitePlugin(BasePlugin[SiteConfig]):
         """``mkdocs serve`` rebuilds when a recipe changes."""
         server.watch(str(RECIPES))
         return server
+
+
+def _with_import_map(html: str, base: str) -> str:
+    """``html`` with the editor's import map last in its head (before any module loads)."""
+    head, found, rest = html.partition("</head>")
+    if not found:
+        raise ValueError("the page has no </head> for the editor's import map")
+    return head + editor.import_map(base) + found + rest
 
 
 def _flag(name: str) -> bool:

@@ -1,3 +1,4 @@
+// @ts-check
 // Write brotli copies of files (a build step of the "Try it" runtime, never served):
 //
 //   node src/docsite/docsite/runtime/brotli.mjs QUALITY SOURCE TARGET [SOURCE TARGET ...]
@@ -16,6 +17,7 @@ if (!quality || pairs.length === 0 || pairs.length % 2) {
   process.exit(2);
 }
 
+/** @param {string} source @param {string} target */
 async function one(source, target) {
   let data = await readFile(source);
   if (source.endsWith(".gz")) data = zlib.gunzipSync(data);

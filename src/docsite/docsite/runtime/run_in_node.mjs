@@ -1,3 +1,4 @@
+// @ts-check
 // Run a Python script's `async def main(args) -> int` inside Pyodide under Node (a build step,
 // never served):
 //
@@ -15,6 +16,7 @@ if (!indexDir || !script) {
   process.exit(2);
 }
 const indexURL = resolve(indexDir) + "/";
+/** @type {Pyodide.Exports} */
 const { loadPyodide } = await import(pathToFileURL(indexURL + "pyodide.mjs").href);
 const pyodide = await loadPyodide({ indexURL });
 pyodide.FS.mkdirTree("/host");

@@ -1,3 +1,4 @@
+// @ts-check
 // hedron's own client code: one rule htmx has no setting for. htmx neither swaps nor stops on
 // an error answer, so a Poll whose endpoint answers 404 or 410 (what it watches is gone: a
 // job id from before a restart, a deleted record) would poll forever. Here such a Poll is
@@ -8,7 +9,7 @@ document.addEventListener("htmx:afterRequest", (event) => {
   const status = event.detail.xhr ? event.detail.xhr.status : 0;
   if (!(poll instanceof Element) || !poll.classList.contains("h-poll")) return;
   if (status !== 404 && status !== 410) return;
-  const still = poll.cloneNode(false); // same id and class, no children
+  const still = /** @type {HTMLElement} */ (poll.cloneNode(false)); // same id and class, no children
   for (const name of still.getAttributeNames()) {
     if (name.startsWith("hx-") || name.startsWith("data-hx-")) still.removeAttribute(name);
   }
