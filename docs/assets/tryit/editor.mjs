@@ -195,7 +195,7 @@ export function openEditor(container, { files, onChange = null } = {}) {
       ? `${current.name} is read-only. Tab moves on.`
       : editing
         ? "Editing: Tab indents, Shift+Tab dedents. Esc then Tab leaves the editor."
-        : "Tab moves on. To edit, press Enter or type; then Esc then Tab leaves the editor.";
+        : "Tab moves on. To edit, press Enter or type. While editing, Esc then Tab leaves the editor.";
   };
   /** @param {boolean} on */
   const setEditing = (on) => {
