@@ -150,6 +150,7 @@ def test_python_is_highlighted_in_the_site_palette(tab: Tab) -> None:
 
 def test_the_editor_is_used_with_the_keyboard(tab: Tab) -> None:
     tab.open()
+    client = recipe_files()[1]["text"]
     tab.page.focus("#before-editor")
     tab.page.keyboard.press("Tab")
     assert tab.focused() == "tab:client.py"
@@ -161,7 +162,7 @@ def test_the_editor_is_used_with_the_keyboard(tab: Tab) -> None:
     content = tab.page.locator(".tryit-editor .cm-content")
     assert content.get_attribute("aria-label") == "client.py (Python)"
     hint = tab.page.locator("#" + str(content.get_attribute("aria-describedby")))
-    assert "press Esc, then Tab" in hint.inner_text()
+    assert "Esc then Tab leaves the editor" in hint.inner_text()
     tab.page.keyboard.press("Tab")  # into the code (the tab list is one stop)
     assert tab.focused() == "content"
     ring = tab.page.evaluate(
@@ -169,11 +170,31 @@ def test_the_editor_is_used_with_the_keyboard(tab: Tab) -> None:
                    return [s.outlineStyle, s.outlineWidth, s.outlineColor]; }"""
     )
     assert ring == ["solid", "2px", "rgb(48, 63, 161)"]
-    tab.page.keyboard.type("x = 1")
+    assert "Tab moves on" in hint.inner_text()
+    tab.page.keyboard.press("Tab")  # not editing yet: Tab is the page's, focus moves on
+    assert tab.focused() not in ("content", "tab:client.py", "tab:server.py")
+    assert tab.files()[0]["text"] == client
+    tab.page.keyboard.press("Shift+Tab")  # back into the code
+    assert tab.focused() == "content"
+    tab.page.keyboard.press("Enter")  # the reader chooses to edit: no new line yet ...
+    assert tab.files()[0]["text"] == client
+    assert hint.inner_text().startswith("Editing: Tab indents")
+    tab.page.keyboard.press("Tab")  # ... and Tab now indents
+    assert tab.focused() == "content"
+    assert tab.files()[0]["text"] != client
+    tab.page.keyboard.press("Escape")
+    tab.page.keyboard.press("Tab")
+    assert tab.focused() not in ("content", "tab:client.py", "tab:server.py")
+    assert tab.files()[0]["text"].count("\n") == client.count("\n")
+    tab.page.keyboard.press("Shift+Tab")  # back in, Tab is the page's again ...
+    assert tab.focused() == "content"
+    assert "Tab moves on" in hint.inner_text()
+    tab.page.keyboard.type("x = 1")  # ... until a first printable key: editing
+    typed = tab.files()[0]["text"]
+    assert "x = 1" in typed
     tab.page.keyboard.press("Tab")  # Tab indents ...
     assert tab.focused() == "content"
-    text = tab.files()[0]["text"]
-    assert text.startswith("    x = 1") or text.startswith("x = 1    ")
+    assert len(tab.files()[0]["text"]) == len(typed) + 4
     assert tab.page.evaluate("__changes.at(-1).name") == "client.py"
     tab.page.keyboard.press("Escape")  # ... and Escape, then Tab, moves on
     tab.page.keyboard.press("Tab")

@@ -9,10 +9,13 @@
 //   editor.clearMarks() / focus() / destroy()
 //
 // One tab per file, the editable ones first; the others are read-only (still focusable, so
-// they can be read and copied with the keyboard). Colours are the site's own code colours
+// they can be read and copied with the keyboard). Tab belongs to the page until the reader
+// chooses to edit (Enter, a first printable key, or a click in the code): only then does it
+// indent, until Esc (or leaving the editor) gives it back. The hint under the code, which
+// describes it, says so. Colours are the site's own code colours
 // (CSS variables of the theme), so the editor follows the light and dark palettes.
 
-import { EditorState, StateEffect, StateField } from "@codemirror/state";
+import { EditorState, Prec, StateEffect, StateField } from "@codemirror/state";
 import {
   Decoration,
   EditorView,
@@ -30,7 +33,7 @@ import {
   indentUnit,
   syntaxHighlighting,
 } from "@codemirror/language";
-import { defaultKeymap, history, historyKeymap, indentWithTab } from "@codemirror/commands";
+import { defaultKeymap, history, historyKeymap, indentLess, indentMore } from "@codemirror/commands";
 import { python } from "@codemirror/lang-python";
 import { tagHighlighter, tags } from "@lezer/highlight";
 /** @import { StateEffectType, TransactionSpec } from "@codemirror/state" */
@@ -184,6 +187,44 @@ export function openEditor(container, { files, onChange = null } = {}) {
   /** @type {Entry | null} */
   let current = null;
   const view = new EditorView({ parent: panel });
+  let editing = false; // the reader chose to edit: Tab indents
+
+  const describe = () => {
+    if (!current) return;
+    hint.textContent = !current.editable
+      ? `${current.name} is read-only. Tab moves on.`
+      : editing
+        ? "Editing: Tab indents, Shift+Tab dedents. Esc then Tab leaves the editor."
+        : "Tab moves on. To edit, press Enter or type. While editing, Esc then Tab leaves the editor.";
+  };
+  /** @param {boolean} on */
+  const setEditing = (on) => {
+    on &&= Boolean(current?.editable);
+    if (on === editing) return;
+    editing = on;
+    root.dataset.editing = String(on);
+    describe();
+  };
+  // Enter chooses to edit (no new line yet); Tab and Shift+Tab indent only while editing;
+  // Esc stops editing (and runs on to the default keymap's Esc).
+  const tabKeys = Prec.high(
+    keymap.of([
+      { key: "Enter", run: () => !editing && Boolean(current?.editable) && (setEditing(true), true) },
+      { key: "Tab", run: (target) => editing && indentMore(target), shift: (target) => editing && indentLess(target) },
+      { key: "Escape", run: () => (setEditing(false), false) },
+    ]),
+  );
+  const chooseToEdit = EditorView.domEventHandlers({
+    keydown(event) {
+      const printable = [...event.key].length === 1 && !event.ctrlKey && !event.metaKey && !event.altKey;
+      if (printable) setEditing(true);
+      return false;
+    },
+    mousedown() {
+      setEditing(true);
+      return false;
+    },
+  });
 
   /** @param {File} file */
   const stateFor = (file) =>
@@ -201,8 +242,9 @@ export function openEditor(container, { files, onChange = null } = {}) {
         python(),
         syntaxHighlighting(highlighter),
         indentUnit.of("    "),
-        // Tab indents (Shift-Tab dedents); Escape then Tab moves focus on (CodeMirror's rule).
-        keymap.of([...defaultKeymap, ...historyKeymap, indentWithTab]),
+        tabKeys,
+        chooseToEdit,
+        keymap.of([...defaultKeymap, ...historyKeymap]),
         EditorState.readOnly.of(!file.editable),
         EditorView.contentAttributes.of({
           // a Tab stop axe-core also counts as one (its scroller is a scrollable region)
@@ -212,6 +254,7 @@ export function openEditor(container, { files, onChange = null } = {}) {
         }),
         marks,
         EditorView.updateListener.of((update) => {
+          if (update.focusChanged && !update.view.hasFocus) setEditing(false); // Tab is the page's again
           if (update.docChanged && onChange) onChange({ name: file.name, text: update.state.doc.toString() });
         }),
       ],
@@ -236,9 +279,8 @@ export function openEditor(container, { files, onChange = null } = {}) {
       e.tab.tabIndex = selected ? 0 : -1;
     }
     panel.setAttribute("aria-labelledby", target.tab.id);
-    hint.textContent = target.editable
-      ? "Tab indents, Shift+Tab dedents. To leave the editor, press Esc, then Tab."
-      : `${target.name} is read-only.`;
+    setEditing(false);
+    describe();
     if (focusTab) target.tab.focus();
   };
 

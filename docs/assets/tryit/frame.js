@@ -22,16 +22,19 @@
 //
 // Messages to the panel: {kind: "opened"}, {kind: "request", id, method, url, headers, body, t},
 // {kind: "paused", how, held}, {kind: "note", text}, {kind: "height", px}. From the panel:
-// {kind: "open", html, actions} (with the port, on the window), {kind: "step", deliver},
-// {kind: "answer", id, status, reason, url, headers, body}.
+// {kind: "open", html, actions, window, palette} (with the port, on the window), {kind: "step",
+// deliver}, {kind: "answer", id, status, reason, url, headers, body}, {kind: "palette", scheme}.
+// The palette ("light" or "dark": the site's, which the reader may toggle at any time) is set
+// as data-theme on the page's <html>, which hedron's stylesheet follows.
 "use strict";
 
 /**
  * @typedef {[string, string]} Header
  * @typedef {{ click: string, at: number }} Action
  * @typedef {{ kind: "answer", id: number, status: number, reason: string, url: string, headers: Header[], body: Uint8Array }} Answer
- * @typedef {{ kind: "open", html: string, actions: Action[], window: number }
+ * @typedef {{ kind: "open", html: string, actions: Action[], window: number, palette: string }
  *   | { kind: "step", deliver: boolean }
+ *   | { kind: "palette", scheme: string }
  *   | Answer
  * } PanelMessage what the panel (panel.mjs) sends
  * @typedef {{ id: number, fn: Function, args: unknown[], at: number, every: number }} Timer
@@ -152,6 +155,14 @@ function scheduleActions(win, actions, onNote) {
   /** @type {MessagePort | null} */
   let port = null;
   let windowMs = 0;
+  let scheme = "light";
+
+  // The site's palette on the page (its <html>: a new one once the page is written).
+  /** @param {unknown} wanted */
+  function paint(wanted) {
+    scheme = wanted === "dark" ? "dark" : "light";
+    document.documentElement?.setAttribute("data-theme", scheme);
+  }
 
   /** @param {object} message */
   const post = (message) => /** @type {MessagePort} set before anything posts */ (port).postMessage(message);
@@ -356,8 +367,9 @@ function scheduleActions(win, actions, onNote) {
   // Step 1: the app's page (panel.mjs has put in its stylesheet, its policy and the site's
   // scripts) written into this document, which keeps this window and so its timers and XHR.
   /** @param {Extract<PanelMessage, { kind: "open" }>} message */
-  async function open({ html, actions, window: seconds }) {
+  async function open({ html, actions, window: seconds, palette }) {
     windowMs = seconds * 1000;
+    paint(palette);
     timers.install(window);
     window.XMLHttpRequest = /** @type {typeof XMLHttpRequest} what htmx uses of it */ (/** @type {unknown} */ (DemoXMLHttpRequest));
     await new Promise((resolve) => {
@@ -367,6 +379,7 @@ function scheduleActions(win, actions, onNote) {
       // then the window loads
       addEventListener("load", resolve, { once: true });
       document.write(html);
+      paint(scheme);
       document.close();
     });
     keepInert();
@@ -379,6 +392,7 @@ function scheduleActions(win, actions, onNote) {
   function receive(message) {
     if (message.kind === "open") open(message);
     else if (message.kind === "step") step(message.deliver === true);
+    else if (message.kind === "palette") paint(message.scheme);
     else if (message.kind === "answer") {
       const resolve = asked.get(message.id);
       asked.delete(message.id);

@@ -23,6 +23,7 @@
 
 import { preparePage } from "./apppage.mjs";
 import { checkAnswer, checkEnd, checkFrameMessage, checkSettings, Refused, shortNote } from "./checks.mjs";
+import { siteScheme, watchScheme } from "./palette.mjs";
 
 /** @import { End, FrameMessage, Header } from "./checks.mjs" */
 /**
@@ -111,6 +112,7 @@ export class DemoPanel {
     /** @type {number} */ this.loads;
     /** @type {number} */ this.lastT;
     /** @type {number | null} */ this.silence;
+    /** @type {(() => void) | null} */ this.unwatch;
     this.fresh();
   }
 
@@ -127,6 +129,7 @@ export class DemoPanel {
     this.loads = 0;
     this.lastT = 0;
     this.silence = null;
+    this.unwatch = null; // stops passing the site's palette on to the frame
   }
 
   // --- the frame's messages: untrusted data ------------------------------------------------
@@ -171,6 +174,7 @@ export class DemoPanel {
     if (this.halted) return;
     clearTimeout(this.silence);
     this.halted = { lines: [], outcome: "stopped", message: `the demo app's page was stopped: ${why}` };
+    this.unwatch?.();
     this.port?.close();
     if (this.frame) this.frame.src = "about:blank";
     if (this.waiting) this.waiting.reject(new RunEnded(this.halted));
@@ -271,8 +275,11 @@ export class DemoPanel {
     this.port = channel.port1;
     this.port.onmessage = ({ data }) => this.receive(data);
     /** @type {Window} loaded */ (frame.contentWindow).postMessage({ kind: "panel" }, "*", [channel.port2]);
+    // the page is drawn in the site's palette, and follows the reader's toggle
+    const port = this.port;
+    this.unwatch = watchScheme((scheme) => port.postMessage({ kind: "palette", scheme }));
     const { actions, window } = this.settings;
-    await this.exchange({ kind: "open", html, actions, window }, "opened", lines);
+    await this.exchange({ kind: "open", html, actions, window, palette: siteScheme() }, "opened", lines);
   }
 
   async step() {
@@ -318,6 +325,7 @@ export class DemoPanel {
 
   reset() {
     clearTimeout(this.silence);
+    this.unwatch?.();
     this.port?.close(); // nothing more from it
     this.frame?.remove();
     this.container.classList.remove("tryit__panel--app");

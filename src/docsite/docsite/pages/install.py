@@ -52,7 +52,8 @@ def embed_install(markdown: str, site_url: str) -> str:
 
     def block(match: re.Match[str]) -> str:
         libraries = (match.group(1),) if match.group(1) else tuple(EXTRAS)
-        return "\n".join(["```bash", *commands(site_url, libraries), "```"])
+        # .install: the block's lines scroll clear of the copy button (docs/assets/install.css)
+        return "\n".join(["```{.bash .install}", *commands(site_url, libraries), "```"])
 
     return MARKER.sub(block, markdown)
 

@@ -9,6 +9,9 @@ inside a preview (:func:`scoped`):
   become the preview element itself, which stands for a hedron page;
 - ``rem`` lengths become pixels of a 16 px root (a hedron page's size; the documentation's
   root is larger);
+- ``color-scheme`` declarations are left out: a preview takes the site's palette (the theme
+  sets ``color-scheme`` with its light and dark schemes), and hedron's ``light-dark()``
+  colours follow it, the reader's toggle included;
 - the theme's typography is reverted first for the elements components render, so a preview
   looks as it does in a hedron app: unstyled by the docs, styled by hedron.
 """
@@ -33,6 +36,7 @@ _RESET = (
 )
 _REM = re.compile(r"(?<![\w.-])(\d*\.?\d+)rem\b")
 _COMMENT = re.compile(r"/\*.*?\*/", re.S)
+_COLOR_SCHEME = re.compile(r"\s*(?<![\w-])color-scheme\s*:[^;}]*;?")
 
 
 def _split_selectors(selectors: str) -> list[str]:
@@ -88,7 +92,7 @@ def _blocks(css: str, scope: str) -> str:
             out.append(f"{head} {{\n{_blocks(body, scope)}}}")
         elif head.startswith("@"):  # @keyframes, @font-face: names, not selectors
             out.append(f"{head} {{{body}}}")
-        else:
+        elif (body := _COLOR_SCHEME.sub("", body)).strip():
             selectors = ", ".join(scope_selector(s, scope) for s in _split_selectors(head))
             out.append(f"{selectors} {{{_REM.sub(_px, body)}}}")
         i = j

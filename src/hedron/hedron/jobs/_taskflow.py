@@ -218,7 +218,7 @@ class TaskFlow:
             method="POST",
             swap="innerHTML",
         )
-        return Stack(view, Button("Cancel", variant="danger", ref=ref), gap="sm")
+        return Stack(view, Button("Cancel", variant="secondary", ref=ref), gap="sm")
 
     def _poll(self, status: JobStatus) -> Component:
         ref = ComponentRef(logical_id=self.status_id, path=f"{self.path}/{status.id}/status")

@@ -54,6 +54,10 @@ declare module "@codemirror/state" {
     readonly extension: unknown;
   }
 
+  export const Prec: {
+    high(extension: Extension): Extension;
+  };
+
   export class EditorState {
     readonly doc: Text;
     update(...specs: TransactionSpec[]): Transaction;
@@ -101,17 +105,21 @@ declare module "@codemirror/view" {
 
   export interface ViewUpdate {
     readonly docChanged: boolean;
+    readonly focusChanged: boolean;
     readonly state: EditorState;
+    readonly view: EditorView;
   }
 
   export interface KeyBinding {
     key?: string;
     run?: (view: EditorView) => boolean;
+    shift?: (view: EditorView) => boolean;
   }
 
   export class EditorView {
     constructor(config?: { parent?: Element; state?: EditorState });
     readonly state: EditorState;
+    readonly hasFocus: boolean;
     setState(state: EditorState): void;
     dispatch(...specs: TransactionSpec[]): void;
     focus(): void;
@@ -121,6 +129,10 @@ declare module "@codemirror/view" {
     };
     static readonly contentAttributes: Facet<Record<string, string>>;
     static readonly updateListener: Facet<(update: ViewUpdate) => void>;
+    static domEventHandlers(handlers: {
+      keydown?: (event: KeyboardEvent, view: EditorView) => boolean;
+      mousedown?: (event: MouseEvent, view: EditorView) => boolean;
+    }): Extension;
     static scrollIntoView(pos: number, options?: { y?: "nearest" | "start" | "end" | "center" }): StateEffect<unknown>;
   }
 
@@ -177,12 +189,13 @@ declare module "@codemirror/language" {
 
 declare module "@codemirror/commands" {
   import type { Extension } from "@codemirror/state";
-  import type { KeyBinding } from "@codemirror/view";
+  import type { EditorView, KeyBinding } from "@codemirror/view";
 
   export const defaultKeymap: readonly KeyBinding[];
   export const historyKeymap: readonly KeyBinding[];
-  export const indentWithTab: KeyBinding;
   export function history(): Extension;
+  export function indentLess(view: EditorView): boolean;
+  export function indentMore(view: EditorView): boolean;
 }
 
 declare module "@codemirror/lang-python" {
