@@ -165,3 +165,12 @@ def test_a_client_that_ends_at_once_is_not_said_to_take_about_0_s() -> None:
     assert said.startswith("It prints")
     later = Transcript((Step("t=4s", "GET", "/j", 200, line, "{}"),), ("done",))
     assert _expected(recipe, recipe.plan, later).startswith("After about 4 s, it prints")
+
+
+def test_an_error_in_the_end_line_is_cut_between_words() -> None:
+    recorder = Recorder(clock=lambda: 0.0)
+    recorder.failed("ValueError", "the price is not a number " * 12)
+    end = recorder.lines[-1]
+    assert end.endswith("…")
+    assert end.removesuffix("…").split()[-1] in ["the", "price", "is", "not", "a", "number"], end
+    assert len(end) <= len("= error: ValueError: ") + 200

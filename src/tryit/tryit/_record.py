@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from hedron_core.htmx import STOP_POLLING_STATUS as STOP_POLLING
-from tryit._seen import answer_seen, redact, seen
+from tryit._seen import answer_seen, redact, seen, shorten
 
 
 def fmt_time(t: float) -> str:
@@ -361,7 +361,7 @@ class RecordingApp:
 
 
 def _one_line(text: str) -> str:
-    return re.sub(r"\s+", " ", text).strip()[:200]
+    return shorten(re.sub(r"\s+", " ", text).strip(), 200)
 
 
 def as_text(lines: list[str]) -> str:
