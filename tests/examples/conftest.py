@@ -55,9 +55,9 @@ requirements = ["hedron", "fastapi"]
 form_data = "steps=2"
 """
 
-TRANSCRIPT = """t=0s GET / -> 200 OK | Demo page Start
-t=0s POST /tasks/demo -> 200 OK | Queued… Cancel
-t=2s GET /tasks/demo/<id>/status -> 286 Stop Polling | Done.
+TRANSCRIPT = """t=0s GET / -> 200 OK | page "Demo page"
+t=0s POST /tasks/demo -> 200 OK | #demo-flow: Queued… Cancel
+t=2s GET /tasks/demo/<id>/status -> 286 Stop Polling | #demo-status: Done.
 = done: terminal state, the app answered 286 at t=2s (htmx swaps it and stops polling)
 """
 

@@ -42,7 +42,7 @@ from typing import Any
 
 from examples_browser_driver import drive
 
-from tryit._record import seen
+from tryit._seen import answer_seen
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parents[1]
@@ -120,9 +120,8 @@ def _stop(proc: subprocess.Popen[str]) -> dict[str, Any]:
 
 
 def _visible_text(body: str, content_type: str) -> str:
-    """What a browser shows of a whole page: the text of ``<body>`` (no ``<title>``)."""
-    start = body.find("<body")
-    return seen(body[start:] if start >= 0 else body, content_type)
+    """What a transcript line says of a whole page (``page "TaskFlow"``)."""
+    return answer_seen(body, content_type, status=200)
 
 
 def _post(url: str, data: dict[str, str], jar: CookieJar, headers: dict[str, str]) -> int:
@@ -175,7 +174,7 @@ def _app_run(spec: dict[str, Any]) -> dict[str, Any]:
             }
         curl = _finish(_paste(spec["curl"], spec), BLOCK_TIMEOUT_S)
         final = Path(spec["folder"]) / "answer.html"
-        curl["final_seen"] = seen(final.read_text(), "text/html") if final.is_file() else None
+        curl["final_body"] = final.read_text() if final.is_file() else None
         report["curl"] = curl
         if spec.get("submit_url"):
             report["csrf"] = _csrf_claims(spec)

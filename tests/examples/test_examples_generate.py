@@ -137,7 +137,7 @@ def test_readme_says_what_to_run_open_expect_and_what_each_file_is_for(
     assert "The wheels need Python 3.11 or newer" in readme
     assert _fences(readme)["Run"] == ["uvicorn app:app --port 8000"]
     assert "Open <http://127.0.0.1:8000/>" in readme
-    assert "“Demo page Start”" in readme
+    assert "it shows the page “Demo page”" in readme
     assert "“Done.”" in readme
     assert "Ctrl+C" in readme
     assert "- `extra.py`: The same app, spelled out differently." in readme

@@ -77,7 +77,9 @@ def test_stepping_gives_the_committed_transcript_one_request_per_step(
     assert seen["again"] == committed  # Reset, then Run to end: the same run
     assert seen["title"] == f"Demo app: {recipe.title}"
     last_answer = [line for line in committed if " -> " in line][-1].split(" | ")[1]
-    assert last_answer.split()[0] in seen["text"]  # the app's page shows the last answer
+    region, _, text = last_answer.partition(": ")  # "#export-status: Cancelled. Start another"
+    assert region.startswith("#"), last_answer  # the line names the region it swapped
+    assert text.split()[0] in seen["text"]  # the app's page shows the last answer
     assert seen["errors"] == []
     assert seen["notes"] == []
 
@@ -161,8 +163,8 @@ def test_the_window_ends_a_page_that_polls_forever_and_the_browser_encodes_forms
             await page.close()
 
     assert loop.run(go()) == [
-        "t=0s GET / -> 200 OK | Away Send Upload 0",
-        "t=0s POST /upload -> 200 OK | got héllo as multipart/form-data",  # FormData, as sent
+        't=0s GET / -> 200 OK | page "Synthetic"',
+        "t=0s POST /upload -> 200 OK | #out: got héllo as multipart/form-data",  # FormData
         "t=1s GET /tick -> 200 OK | tick 1",
         "t=2s GET /tick -> 200 OK | tick 2",
         "t=3s GET /tick -> 200 OK | tick 3",

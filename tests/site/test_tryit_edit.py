@@ -296,3 +296,68 @@ def test_no_request_leaves_the_origin(visit: Editing) -> None:
     assert visit.requests
     assert visit.off_origin() == []
     assert visit.errors == []
+
+
+def _run_edited_page(visit: Editing, name: str, old: str, new: str) -> list[str]:
+    """Run recipe ``name``'s app with ``old`` replaced by ``new``: its transcript."""
+    app = (ROOT / "recipes" / name / "app.py").read_text(encoding="utf-8")
+    assert old in app
+    visit.navigate(f"recipes/{name}/")
+    visit.open_editor()
+    visit.set_code(app.replace(old, new, 1))
+    visit.click("run", timeout=LOAD_MS)
+    return visit.transcript()
+
+
+def test_an_edited_poll_interval_shows_the_times_the_polls_came(visit: Editing) -> None:
+    """taskflow polling every second: t=1s, t=2s, …, not rounded to the recipe's 2 s."""
+    lines = _run_edited_page(visit, "taskflow", "poll_interval_ms=2000", "poll_interval_ms=1000")
+    assert _times(lines) == ["t=0s", "t=0s", "t=1s", "t=2s", "t=3s", "t=4s", "t=5s"]
+    assert lines[0] == 't=0s GET / -> 200 OK | page "TaskFlow"'  # the page, by its title
+    assert lines[1] == "t=0s POST /tasks/resize -> 200 OK | #resize-flow: Queued… Cancel"
+    for line in lines[2:-1]:  # each swap: the region it went into, and its text
+        assert line.split(" | ")[1].startswith("#resize-status: "), line
+    assert lines[-2].startswith("t=5s GET /tasks/resize/<id>/status -> 286 Stop Polling")
+    assert lines[-1] == (
+        "= done: terminal state, the app answered 286 at t=5s (htmx swaps it and stops polling)"
+    )
+    assert "differs from the tested run at step 3" in visit.status()
+    visit.click("reset")
+
+
+def test_an_edited_pages_scripted_click_shows_at_its_own_time(visit: Editing) -> None:
+    """jobs-cancel clicks Cancel at 3 s: the tested run shows its poll slot (t=2s), an edited
+    run the time it came."""
+    assert any(" POST /tasks/export/<id>/cancel " in line for line in committed("jobs-cancel"))
+    lines = _run_edited_page(visit, "jobs-cancel", '"""', '"""Edited. ')
+    cancel = [line for line in lines if "/cancel " in line]
+    assert len(cancel) == 1
+    assert cancel[0].startswith("t=3s POST /tasks/export/<id>/cancel -> 200 OK | #export-status:")
+    visit.click("reset")
+
+
+def test_an_edited_app_that_raises_answers_500_and_the_page_polls_on(visit: Editing) -> None:
+    """htmx does not swap a 5xx and keeps polling: the run reaches the app's 286, and the
+    500's line names the error."""
+    lines = _run_edited_page(
+        visit,
+        "poll-component",
+        "    step = _checks[run]\n",
+        "    step = _checks[run]\n"
+        "    if step == 2:\n"
+        "        raise RuntimeError('the database is down')\n",
+    )
+    assert lines == [
+        't=0s GET / -> 200 OK | page "Poll component"',
+        "t=1s GET /runs/1/status -> 200 OK | #run-status: Working… check 1 of 3 Progress 1/3",
+        "t=2s GET /runs/1/status -> 500 Internal Server Error | #run-status not swapped: "
+        "RuntimeError: the database is down",
+        "t=3s GET /runs/1/status -> 286 Stop Polling | #run-status: Done after 3 checks",
+        "= done: terminal state, the app answered 286 at t=3s (htmx swaps it and stops polling)",
+    ]
+    error = visit.widget().locator(".tryit__transcript li").nth(2)
+    assert "RuntimeError: the database is down" in error.inner_text()  # shown as text
+    frame = visit.widget().frame_locator(".tryit__frame")
+    assert "Done after 3 checks" in frame.locator("body").inner_text()
+    assert visit.errors == []
+    visit.click("reset")

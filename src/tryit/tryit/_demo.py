@@ -50,7 +50,8 @@ class Demo:
     interval: float = doc(
         "Seconds between the recipe's polls (its client's `delay`, its page's poll interval). "
         "A transcript shows each request's time as its poll slot, a multiple of it, so a real "
-        "run's latency does not show.",
+        "run's latency does not show (an edited run's times are shown as they are). It must "
+        "agree with the code: `scripts/recipe check` compares it with the code's interval.",
         default=1.0,
     )
     window: float = doc(

@@ -7,72 +7,15 @@ the demo in the browser, the same demo on CPython, and the real replay under uvi
 from __future__ import annotations
 
 import io
-import json
 import math
 import re
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from html.parser import HTMLParser
 from typing import Any
 
 from hedron_core.htmx import STOP_POLLING_STATUS as STOP_POLLING
-
-MAX_SEEN = 72
-_OPAQUE = re.compile(
-    r"(?<![\w-])(?=[\w-]*(?:\d|[A-Z][\w-]*[a-z]|[a-z][\w-]*[A-Z]))[A-Za-z0-9_-]{16,}(?![\w-])"
-)
-
-
-def redact(text: str) -> str:
-    """Replace opaque ids (16+ url-safe characters mixing digits or cases) by ``<id>``: job
-    ids differ on every run, the transcript must not."""
-    return _OPAQUE.sub("<id>", text)
-
-
-_UNSEEN = ("script", "style", "title")  # not shown on the page
-
-
-class _Text(HTMLParser):
-    def __init__(self) -> None:
-        super().__init__()
-        self.parts: list[str] = []
-        self._skip = 0
-
-    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
-        if tag in _UNSEEN:
-            self._skip += 1
-
-    def handle_endtag(self, tag: str) -> None:
-        if tag in _UNSEEN and self._skip:
-            self._skip -= 1
-
-    def handle_data(self, data: str) -> None:
-        if not self._skip:
-            self.parts.append(data)
-
-
-def html_text(markup: str) -> str:
-    """The visible text of an HTML fragment, whitespace collapsed."""
-    parser = _Text()
-    parser.feed(markup)
-    parser.close()
-    return " ".join(" ".join(parser.parts).split())
-
-
-def seen(body: str, content_type: str) -> str:
-    """What a reader sees of a response body, on one short line."""
-    if "json" in content_type:
-        try:
-            text = json.dumps(json.loads(body), separators=(", ", ": "), sort_keys=False)
-        except ValueError:
-            text = body
-    elif "html" in content_type:
-        text = html_text(body)
-    else:
-        text = body
-    text = redact(" ".join(text.split()))
-    return text if len(text) <= MAX_SEEN else text[: MAX_SEEN - 1] + "…"
+from tryit._seen import answer_seen, redact, seen, shorten
 
 
 def fmt_time(t: float) -> str:
@@ -114,6 +57,11 @@ def _rounded(t: float, interval: float) -> float:
     return max(0.0, math.floor(t / interval + 1 - LATE_ALLOWED) * interval)
 
 
+def _exact(t: float, precision: float) -> float:
+    """``t`` to the nearest multiple of ``precision`` (an edited run's times, as they are)."""
+    return max(0.0, round(round(t / precision) * precision, 6))
+
+
 class Recorder:
     """Writes the transcript of one run, virtual or real: one line per answered request
     (through :class:`RecordingApp`), ``> `` lines for what the code prints, and the ``=``
@@ -121,12 +69,15 @@ class Recorder:
 
     A request's time is its arrival, counted from the first request or, for a real hedron
     page, from the moment the page was ready (:meth:`page_ready`), and shown as its poll
-    slot (see :func:`_rounded`).
+    slot (see :func:`_rounded`), or as it is, to ``precision`` (an edited run: its code may
+    poll at another interval than the recipe's).
 
     Args:
         clock: Seconds, virtual or real (the real replay uses wall-clock seconds, the
             browser's own time of the page being ready is given in them).
         interval: The recipe's poll interval: every time is shown as a multiple of it.
+        precision: Show times as they are, to this many seconds, instead (``interval`` is
+            then not used).
         window: hedron: seconds after which the page is said to have given up.
         ok: resq: the engine's own verdict on a status (its ``raise_for_status`` rule).
         before_request: Called as each request arrives (the real replay reads what the client
@@ -140,6 +91,7 @@ class Recorder:
         *,
         clock: Callable[[], float],
         interval: float = 1.0,
+        precision: float | None = None,
         window: float = 30.0,
         ok: Callable[[int], bool] | None = None,
         before_request: Callable[[], None] | None = None,
@@ -151,6 +103,7 @@ class Recorder:
         self.outcome: str | None = None
         self.message = ""
         self._clock, self._interval, self._window = clock, interval, window
+        self._precision = precision
         self._ok = ok or (lambda status: 200 <= status < 300)
         self._before = before_request
         self._origin_from_page = origin_from_page
@@ -167,7 +120,10 @@ class Recorder:
         return rest if at is None else f"{fmt_time(self._shown(at))} {rest}"
 
     def _shown(self, at: float) -> float:
-        return _rounded(at - (self._origin or 0.0), self._interval)
+        t = at - (self._origin or 0.0)
+        if self._precision is not None:
+            return _exact(t, self._precision)
+        return _rounded(t, self._interval)
 
     def timeline(self) -> list[str]:
         """The request lines with their unrounded times (to explain a difference)."""
@@ -189,11 +145,20 @@ class Recorder:
         return now
 
     def answered(
-        self, at: float, method: str, path: str, status: int, body: str, content_type: str
+        self,
+        at: float,
+        method: str,
+        path: str,
+        status: int,
+        body: str,
+        content_type: str,
+        region: str = "",
+        error: str = "",
     ) -> None:
-        """Record one answered request that arrived at ``at``."""
+        """Record one answered request that arrived at ``at`` (``region``: the element htmx
+        swaps the answer into; ``error``: what the app raised, see :func:`answer_seen`)."""
         line = redact(f"{method} {path} -> {status} {reason_of(status)}")
-        what = seen(body, content_type)
+        what = answer_seen(body, content_type, status=status, region=region, error=error)
         with self._changed:
             self._entries.append((at, f"{line} | {what}" if what else line))
             self.last = Answer(status, body, at)
@@ -338,7 +303,9 @@ class RecordingApp:
     The same wrapper records the in-process demo (Pyodide or CPython) and the real replay
     under uvicorn. Requests under ``skip`` (hedron's static files: the page's stylesheet and
     scripts) are not lines. The line is written before the answer's last byte is sent, so it
-    always comes before anything the client does next.
+    always comes before anything the client does next; but an answer of 500 is written once
+    the app has raised (its server sends the 500 first), so that the line names the error.
+    A request htmx sent names the element its answer goes into (``HX-Target``).
     """
 
     def __init__(self, app: Any, recorder: Recorder, *, skip: str | None = None) -> None:
@@ -354,8 +321,18 @@ class RecordingApp:
         # uvicorn's raw_path is the path alone, httpx's carries the query too: use the path
         raw = scope.get("raw_path") or scope["path"].encode()
         path = raw.decode("latin-1").partition("?")[0] + (f"?{query}" if query else "")
+        asked = {k.lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+        region = asked.get(b"hx-target", "") if b"hx-request" in asked else ""
         head: dict[str, Any] = {"status": 500, "type": ""}
         body = bytearray()
+        pending: list[Any] = []  # a 500's line, written when the app has raised
+        recorded: list[bool] = []
+
+        def record(error: str = "") -> None:
+            recorded.append(True)
+            text = body.decode("utf-8", "replace")
+            method, status, kind = scope["method"], head["status"], head["type"]
+            self.recorder.answered(t, method, path, status, text, kind, region, error)
 
         async def recording_send(message: Any) -> None:
             if message["type"] == "http.response.start":
@@ -366,17 +343,25 @@ class RecordingApp:
             elif message["type"] == "http.response.body":
                 body.extend(message.get("body", b""))
                 if not message.get("more_body", False):
-                    text = body.decode("utf-8", "replace")
-                    self.recorder.answered(
-                        t, scope["method"], path, head["status"], text, head["type"]
-                    )
+                    if head["status"] == 500:
+                        pending.append(record)
+                    else:
+                        record()
             await send(message)
 
-        await self.app(scope, receive, recording_send)
+        try:
+            await self.app(scope, receive, recording_send)
+        except Exception as exc:
+            if pending or not recorded:  # the app raised before it answered: its server's 500
+                (pending.pop() if pending else record)(f"{type(exc).__name__}: {exc}")
+            raise
+        finally:
+            if pending:
+                pending.pop()()
 
 
 def _one_line(text: str) -> str:
-    return re.sub(r"\s+", " ", text).strip()[:200]
+    return shorten(re.sub(r"\s+", " ", text).strip(), 200)
 
 
 def as_text(lines: list[str]) -> str:

@@ -68,18 +68,20 @@ def _hedron_sees(recipe: Recipe, plan: RunPlan, transcript: Transcript | None) -
     if transcript is None or transcript.page is None or transcript.last is None:
         return f"Open <{url}> in a browser (stop the server with Ctrl+C)."
     then = "Submit its form: the" if transcript.submit else "The"
-    opened = f"Open <{url}> in a browser: the page reads {_quote(transcript.page.seen)}."
+    title = transcript.page.title
+    shows = f"the page {_quote(title)}" if title is not None else _quote(transcript.page.text)
+    opened = f"Open <{url}> in a browser: it shows {shows}."
     if later(recipe):
         return (
             f"{opened} {then} status region asks the app for news until it answers HTTP 286 "
             "(htmx's stop-polling status). The run recorded below does more: "
             + "; ".join(later(recipe))
-            + f"; its last answer reads {_quote(transcript.last.seen)}. Stop the server with "
+            + f"; its last answer reads {_quote(transcript.last.text)}. Stop the server with "
             "Ctrl+C."
         )
     return (
         f"{opened} {then} status region asks the app for news until it answers HTTP 286 "
-        f"(htmx's stop-polling status) with {_quote(transcript.last.seen)}. Stop the server "
+        f"(htmx's stop-polling status) with {_quote(transcript.last.text)}. Stop the server "
         "with Ctrl+C."
     )
 
@@ -91,7 +93,8 @@ def _expected(recipe: Recipe, plan: RunPlan, transcript: Transcript | None) -> s
     if transcript is None or not transcript.printed:
         return "The client prints its result; the block then stops the server."
     last = transcript.last
-    when = f"After about {last.time.removeprefix('t=').removesuffix('s')} s, it" if last else "It"
+    seconds = round(float(last.time.removeprefix("t=").removesuffix("s"))) if last else 0
+    when = f"After about {seconds} s, it" if seconds >= 1 else "It"
     return f"{when} prints (uvicorn logs only warnings):\n\n" + fence(
         list(transcript.printed), "text"
     )

@@ -126,7 +126,27 @@ class Step:
     line: str  #: the whole line
     seen: str  #: what the reader sees (``…`` ends a shortened text)
 
+    @property
+    def title(self) -> str | None:
+        """A whole page's title (``page "TaskFlow"``), else ``None``."""
+        match = _PAGE_RE.match(self.seen)
+        return match.group(1) if match else None
 
+    @property
+    def region(self) -> str:
+        """The id of the region htmx swapped the answer into (``""``: none named)."""
+        match = _REGION_RE.match(self.seen)
+        return match.group(1) if match else ""
+
+    @property
+    def text(self) -> str:
+        """What the answer reads, without the region it went into (``#status: Done.``)."""
+        match = _REGION_RE.match(self.seen)
+        return match.group(2) if match else self.seen
+
+
+_PAGE_RE = re.compile(r'^page "(.*)"$')
+_REGION_RE = re.compile(r"^#(\S+?)(?: not swapped)?: (.*)$")
 _STEP_RE = re.compile(r"^(t=\S+) ([A-Z]+) (\S+) -> (\d{3})[^|]*\| ?(.*)$")
 
 

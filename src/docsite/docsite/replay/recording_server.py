@@ -9,7 +9,8 @@ the app and listens on 127.0.0.1:PORT: a restart's new process has Python and th
 loaded ahead, and starts the app itself at the restart's time, as a warm machine would. The
 app runs under uvicorn behind the same recorder middleware as every other run
 (``tryit._record.RecordingApp``); each request becomes JSON lines on the file descriptor FD:
-``{"arrived": t}``, then ``{"answered": [t, method, path, status, body, content_type]}``
+``{"arrived": t}``, then ``{"answered": [t, method, path, status, body, content_type, region,
+error]}``
 (``t`` in wall-clock seconds), and ``{"ready": true}`` once the app listens. Ctrl+C (SIGINT)
 stops it as it stops uvicorn: the app's shutdown runs, then the process exits.
 """
@@ -45,9 +46,17 @@ class _Told:
         return now
 
     def answered(
-        self, at: float, method: str, path: str, status: int, body: str, content_type: str
+        self,
+        at: float,
+        method: str,
+        path: str,
+        status: int,
+        body: str,
+        content_type: str,
+        region: str = "",
+        error: str = "",
     ) -> None:
-        self.tell({"answered": [at, method, path, status, body, content_type]})
+        self.tell({"answered": [at, method, path, status, body, content_type, region, error]})
 
 
 def main(argv: list[str]) -> int:
