@@ -18,7 +18,8 @@ from tests.site.test_tryit_edit import SET_TEXT
 
 pytestmark = pytest.mark.browser
 
-SVG = "() => document.querySelector('.tryit .tryit-timeline svg').outerHTML"
+SVG = """() => new XMLSerializer().serializeToString(
+  document.querySelector('.tryit .tryit-timeline svg'))"""
 DRAWN = "() => document.querySelector('.tryit .tryit-timeline').dataset.drawn || 'tested'"
 HEIGHT = "() => document.querySelector('.tryit .tryit-timeline').getBoundingClientRect().height"
 
