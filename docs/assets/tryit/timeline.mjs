@@ -260,7 +260,7 @@ function drawLane(lane, top, x, seconds, width) {
       el("g", { class: `tl-end tl-${run.end.kind}`, "data-t": fmt(run.end.t), "data-end": run.end.label }, [
         el("title", {}, [run.end.line]),
         el("line", { x1: fmt(at), x2: fmt(at), y1: axis - 14, y2: axis + 8 }),
-        el("text", { x: fmt(at + 6), y: axis + 4 }, [run.end.label]),
+        el("text", { x: fmt(at + 6), y: axis - 6 }, [run.end.label]),
       ]),
     );
   }

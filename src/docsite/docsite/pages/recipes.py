@@ -83,8 +83,8 @@ request. The Python runtime{size} loads on the first click.</template>
 <div class="tryit__live" role="status"></div>
 <progress class="tryit__progress" aria-label="Loading the Python runtime" hidden></progress>
 <div class="tryit__panel" hx-disable hidden></div>
-{timeline}
 <ol class="tryit__transcript" tabindex="0" aria-label="Transcript of this run"></ol>
+{timeline}
 </section>
 """
 

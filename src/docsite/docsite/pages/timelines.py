@@ -37,9 +37,13 @@ class Timeline:
 
     def html(self) -> str:
         """The figure the page shows (the widget redraws it live; ``data-window`` is the
-        tested code's window, which an edit of a hedron page keeps)."""
+        tested code's window, which an edit of a hedron page keeps). It scrolls sideways on
+        a narrow screen, so it takes the keyboard's focus and has a name."""
         window = "" if self.window is None else f' data-window="{self.window:g}"'
-        return f'<div class="tryit-timeline"{window}>{self.svg}</div>'
+        return (
+            f'<div class="tryit-timeline" tabindex="0" role="group"'
+            f' aria-label="Timeline of the run"{window}>{self.svg}</div>'
+        )
 
 
 def job(recipe: Recipe) -> dict[str, Any]:
