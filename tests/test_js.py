@@ -178,10 +178,12 @@ def test_js_modules_import_sources_without_circles() -> None:
     assert wrong == []
     assert _cycles(graph) == []
     # Pyodide's own modules, loaded at run time from the runtime's folder (the worker's
-    # fetched copy, or the plain file; the build's Node script, from the folder it is given)
+    # fetched copy, or the plain file; the build's Node script, from the folder it is given);
+    # the timelines' build script imports the page's drawing module from the path it is given
     assert computed == {
         "docs/assets/tryit/worker.mjs": 2,
         "src/docsite/docsite/runtime/run_in_node.mjs": 1,
+        "src/docsite/docsite/pages/timelines.mjs": 1,
     }
 
 

@@ -10,6 +10,7 @@
 import { checkStep, checkWorkerMessage } from "./checks.mjs";
 import { EditMode } from "./editing.mjs";
 import { recipeFiles } from "./recipefiles.mjs";
+import { LiveTimeline } from "./timelinelive.mjs";
 
 // No progress for this long: give up, say so and show the recorded transcript. Downloads
 // report progress many times a second. Once Python runs (starting, installing, importing) the
@@ -251,6 +252,7 @@ class Widget {
     /** @param {string} action */
     this.button = (action) => this.buttons.find((b) => b.dataset.action === action);
     this.recordedBlock = this.findRecorded();
+    this.timeline = new LiveTimeline(root, this.recorded());
     this.fresh = true;
     this.busy = false;
     this.finished = false;
@@ -426,6 +428,7 @@ class Widget {
   apply(result, action = "step") {
     if (result.response != null) this.showResponse(result.response);
     const added = this.addLines(result.lines);
+    this.timeline.show([...this.list.children].map((li) => li.textContent || ""), this.code);
     const requests = [...this.list.children].filter((li) => isRequest(li.textContent)).length;
     let state;
     // an edited run: where its transcript leaves the tested one, and Python's error
@@ -484,6 +487,7 @@ class Widget {
     this.finished = false;
     this.canRetry = false;
     this.list.replaceChildren();
+    this.timeline.clear();
     this.panel.replaceChildren();
     this.panel.hidden = true;
     delete this.root.dataset.outcome;
@@ -526,6 +530,7 @@ class Widget {
     this.root.dataset.state = "fallback";
     this.finished = true;
     this.canRetry = retry;
+    this.timeline.clear();
     this.list.replaceChildren(
       ...this.recorded().map((line) => {
         const item = document.createElement("li");

@@ -52,7 +52,7 @@ from docsite.examples import tree as examples
 from docsite.pages import components as component_pages
 from docsite.pages import features as guide_features
 from docsite.pages import install as install_block
-from docsite.pages import learning_paths, nav, preview_css, recipe_reference
+from docsite.pages import learning_paths, nav, preview_css, recipe_reference, timelines
 from docsite.pages import links as guide_links
 from docsite.pages import recipes as site_pages
 from docsite.pages import reference as reference_pages
@@ -113,6 +113,13 @@ class SitePlugin(BasePlugin[SiteConfig]):
             self._build["features"] = guide_features.read_features()
         return dict(self._build["features"])
 
+    def _timelines(self) -> dict[str, str]:
+        """Each recipe's tested run drawn (the figure's HTML), by name."""
+        if "timelines" not in self._build:
+            drawn = timelines.draw(self._recipes())
+            self._build["timelines"] = {name: t.html() for name, t in drawn.items()}
+        return dict(self._build["timelines"])
+
     def _download(self) -> int | None:
         """The most a widget's first click downloads (from the runtime's manifest), once it is
         built: a fresh start's files, or on a fast link from a host serving the ``.br`` copies
@@ -132,6 +139,7 @@ class SitePlugin(BasePlugin[SiteConfig]):
         paths = learning_paths.read_paths()
         all_steps = learning_paths.steps(paths, recipes)
         download = self._download()
+        drawn = self._timelines()
 
         def page(recipe: Recipe) -> str:
             before, step, after = learning_paths.find(all_steps, recipe.name)
@@ -146,6 +154,7 @@ class SitePlugin(BasePlugin[SiteConfig]):
                 download,
                 step_line=learning_paths.step_line(step) if step else "",
                 step_links=learning_paths.step_links(before, after),
+                timeline=drawn.get(recipe.name, ""),
             )
 
         pages = {f"recipes/{r.name}.md": page(r) for r in recipes}
@@ -198,7 +207,9 @@ class SitePlugin(BasePlugin[SiteConfig]):
         where = page.file.src_uri
         recipes = self._recipes()
         if "tryit:" in markdown:
-            markdown = site_pages.embed_widgets(markdown, recipes, where, self._download())
+            markdown = site_pages.embed_widgets(
+                markdown, recipes, where, self._download(), self._timelines()
+            )
         titles = {r.name: r.title for r in recipes}
         markdown = guide_features.embed_features(markdown, where, self._features(), titles)
         markdown = component_pages.embed_gallery(markdown, where)

@@ -49,8 +49,11 @@ def editor_files(recipe: Recipe) -> dict[str, Any]:
     }
 
 
-def widget_html(recipe: Recipe, download: int | None = None) -> str:
+def widget_html(recipe: Recipe, download: int | None = None, timeline: str = "") -> str:
     """The server-rendered "Try it" widget; ``tryit.mjs`` makes it live.
+
+    ``timeline`` is the tested run's drawing (``timelines.Timeline.html``): shown without
+    JavaScript, redrawn by the widget as a run grows.
 
     Without JavaScript it only says that the demo needs it (the recorded transcript below is
     open): its buttons are ``hidden`` and the text that promises a run is a ``<template>``,
@@ -81,13 +84,15 @@ request. The Python runtime{size} loads on the first click.</template>
 <progress class="tryit__progress" aria-label="Loading the Python runtime" hidden></progress>
 <div class="tryit__panel" hx-disable hidden></div>
 <ol class="tryit__transcript" tabindex="0" aria-label="Transcript of this run"></ol>
+{timeline}
 </section>
 """
 
 
-def real_run_block(recipe: Recipe) -> str:
+def real_run_block(recipe: Recipe, timeline: str = "") -> str:
     """For a recipe that cannot run in a browser: why (its ``[real] why``), where to run it,
-    and the transcript of a real run (what the test suite runs and asserts)."""
+    and the transcript of a real run (what the test suite runs and asserts), after its
+    drawing (``timeline``)."""
     out = ['!!! note "This recipe does not run in your browser"', ""]
     out += [f"    {recipe.real.why if recipe.real else ''}", ""]
     out += [
@@ -96,6 +101,8 @@ def real_run_block(recipe: Recipe) -> str:
         "    checks that it still gives exactly this.",
         "",
     ]
+    if timeline:
+        out += [timeline, ""]
     if recipe.transcript_path.is_file():
         out += ["```text", f'--8<-- "recipes/{recipe.name}/transcript.txt"', "```", ""]
     return "\n".join(out)
@@ -113,14 +120,16 @@ GO_LIVE = (
 )
 
 
-def widget_block(recipe: Recipe, download: int | None = None, *, where: str = "") -> str:
+def widget_block(
+    recipe: Recipe, download: int | None = None, *, where: str = "", timeline: str = ""
+) -> str:
     """The widget followed by the recorded transcript (included, and the widget's fallback).
 
     The recorded transcript is open (``???+``) for a reader without JavaScript;
     :data:`GO_LIVE` closes it. Given the page it goes on (``where``, ``recipes/x.md``), a
     line under it links to the page that explains Try it (:data:`ABOUT`).
     """
-    out = [widget_html(recipe, download), ""]
+    out = [widget_html(recipe, download, timeline), ""]
     out += ['???+ note tryit-recorded "Recorded transcript (what the test suite asserts)"', ""]
     if recipe.transcript_path.is_file():
         transcript = f"recipes/{recipe.name}/transcript.txt"
@@ -152,7 +161,11 @@ def _recipe_link(name: str, where: str) -> str:
 
 
 def embed_widgets(
-    markdown: str, recipes: list[Recipe], where: str, download: int | None = None
+    markdown: str,
+    recipes: list[Recipe],
+    where: str,
+    download: int | None = None,
+    timelines: dict[str, str] | None = None,
 ) -> str:
     """Replace each ``<!-- tryit: NAME -->`` line of a topic page by that recipe's widget.
 
@@ -175,7 +188,8 @@ def embed_widgets(
             f'<p class="tryit-recipe" markdown="span">Runs the recipe '
             f"**[{recipe.title}]({_recipe_link(name, where)})** (`recipes/{name}/`).</p>"
         )
-        block = widget_block(recipe, download, where=where)
+        timeline = (timelines or {}).get(name, "")
+        block = widget_block(recipe, download, where=where, timeline=timeline)
         block = block.replace(_RUNS_BELOW, f"Runs the recipe <b>{html.escape(recipe.title)}</b>")
         return caption + "\n\n" + block
 
@@ -189,12 +203,14 @@ def recipe_page(
     *,
     step_line: str = "",
     step_links: str = "",
+    timeline: str = "",
 ) -> str:
     """Markdown of ``recipes/<name>.md``: text, widget, files (included), how to run it.
 
     ``quickstart`` is the exported example's quickstart (``docsite.examples``);
     ``download`` as for :func:`widget_html`; ``step_line`` and ``step_links`` place the
-    recipe on its learning path (``learning_paths.step_line``/``step_links``). The summary
+    recipe on its learning path (``learning_paths.step_line``/``step_links``); ``timeline``
+    is its tested run drawn (``timelines.Timeline.html``). The summary
     is the page's description (search, link previews) and the Recipes index's text: the page
     itself opens with ``page.md``.
     """
@@ -205,9 +221,10 @@ def recipe_page(
         out += [f'<p class="path-step" markdown="span">{step_line}</p>', ""]
     out += [f'--8<-- "{base}/page.md"', ""]
     if not recipe.in_browser:
-        out += ["## A real run", "", real_run_block(recipe), ""]
+        out += ["## A real run", "", real_run_block(recipe, timeline), ""]
     else:
-        out += ["## Try it", "", widget_block(recipe, download, where=f"{base}.md"), ""]
+        widget = widget_block(recipe, download, where=f"{base}.md", timeline=timeline)
+        out += ["## Try it", "", widget, ""]
     out += ["## The code", ""]
     for file in recipe.files:
         lang = LANGS.get(Path(file).suffix, "text")

@@ -1,8 +1,10 @@
-// What the build's Node scripts (docsite/runtime/*.mjs) use of Node: only that, declared here
+// What the build's Node scripts (docsite/runtime/*.mjs, docsite/pages/timelines.mjs) use of Node: only that, declared here
 // rather than fetched (Node's own declarations are a package of their own, many times the size).
 
 declare var process: {
   readonly argv: string[];
+  readonly stdin: AsyncIterable<{ toString(): string }>;
+  readonly stdout: { write(text: string): boolean };
   exit(code?: number): never;
 };
 
