@@ -1,12 +1,13 @@
 """Fixtures of the site tests: the built site, a static server for it on 127.0.0.1 with the
 right MIME types. Chromium is the shared ``chromium`` fixture.
 
-The site is built once and shared: by the pytest workers of one run (a lock in their shared
-temporary folder), and by both runs of ``scripts/test`` (it names a folder in
-``DOCSITE_TEST_SITE``). The build is for the URL of the server that first serves it; a later
-run serves it on the same port when that port is free, and builds again when it is not and
-its tests need the site's own address (the browser run: instant navigation only treats links
-under ``site_url`` as internal).
+Each pytest process has a site slot of its own (``<base>/<worker id>``, ``main`` without
+workers), where the base is the folder named in ``DOCSITE_TEST_SITE`` (``scripts/test`` shares
+it between its two runs) or the run's temporary folder. A slot's site is built for the address
+of the server that serves it (instant navigation only treats links under ``site_url`` as
+internal, and canonical links name it): a later process serves it on the same port when that
+port is free, and builds it again (about ten seconds, the runtime being cached) when it is not.
+So browser tests can run in several processes, each with its own origin.
 """
 
 from __future__ import annotations
@@ -54,32 +55,34 @@ def _build(target: Path, url: str) -> None:
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-def _worker() -> bool:
-    """Whether this is one of several pytest-xdist workers of a run."""
-    return "PYTEST_XDIST_WORKER" in os.environ
+def _slot(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """This process's site folder (see the module docstring)."""
+    shared = os.environ.get(SHARED)
+    worker = os.environ.get("PYTEST_XDIST_WORKER")
+    run = tmp_path_factory.getbasetemp()  # a worker's is a folder in its run's
+    base = Path(shared) if shared else (run.parent if worker else run) / "site"
+    return base / (worker or "main")
 
 
 def _start(root: Path, port: int) -> StaticServer:
     try:
         return StaticServer(root, port=port).__enter__()
-    except OSError:  # taken (another worker of this run serves it there): any port
+    except OSError:  # taken (by another run, or not free yet): any port, and a new build
         return StaticServer(root).__enter__()
 
 
 @pytest.fixture(scope="session")
 def site_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[StaticServer]:
-    """A static server for the built site, which it builds first if no run has yet."""
-    shared = os.environ.get(SHARED)
-    run = tmp_path_factory.getbasetemp()  # a worker's is a folder in its run's
-    folder = Path(shared) if shared else (run.parent if _worker() else run) / "site"
+    """A static server for this process's built site, which it builds first unless the site
+    in its slot was built for the address it serves."""
+    folder = _slot(tmp_path_factory)
     folder.mkdir(parents=True, exist_ok=True)
     root, built = folder / "site", folder / "built-for"
     with _locked(folder / ".lock"):
         old = built.read_text(encoding="utf-8") if built.is_file() else ""
         port = int(old.rsplit(":", 1)[1].strip("/")) if old else 0
         server = _start(root, port)
-        alone = not _worker()  # instant navigation: its own URL
-        if not old or (alone and old != server.url):
+        if old != server.url:
             built.unlink(missing_ok=True)
             root.mkdir(exist_ok=True)
             _build(root, server.url)
@@ -98,6 +101,5 @@ def built_site(site_server: StaticServer) -> Path:
 
 @pytest.fixture(scope="session")
 def site_url(built_site: Path) -> str:
-    """The address the site was built for (``site_url``); a pytest worker that did not build
-    it may serve it on another port (``site_server.url``)."""
+    """The address the site was built for (``site_url``): its server's."""
     return (built_site.parent / "built-for").read_text(encoding="utf-8")

@@ -157,7 +157,9 @@ function startRuntime() {
     if (!data) return; // not a message of the worker's: ignored
     if (data.kind === "progress") {
       pythonRuns = data.python === true;
-      arm();
+      // The watchdog is for loading: a runtime that is ready may still report bytes (a fresh
+      // interpreter being saved for the next visit), and must not be failed 10 s after them.
+      if (!state.info) arm();
       listeners.forEach((fn) => fn(data));
     } else if (data.kind === "ready") {
       clearTimeout(watchdog);
