@@ -87,7 +87,7 @@ def test_taskflow_recipe_cancel(
     page.click("button[type=submit]")
     page.wait_for_selector("#resize-status progress", timeout=DEADLINE_MS)
     assert "Resizing image" in page.inner_text("#resize-status")
-    page.click("#resize-status button.h-danger")
+    page.click("#resize-status button[hx-post$='/cancel']")
     page.wait_for_selector("#resize-status >> text=Cancelled.", timeout=DEADLINE_MS)
     assert "Cancel" not in page.inner_text("#resize-status").replace("Cancelled.", "")
     assert page.problems == []

@@ -270,7 +270,8 @@ def test_the_editor_survives_instant_navigation(tab: Tab, site_server: StaticSer
         target,
     )
     tab.page.wait_for_url(target)
-    tab.page.wait_for_selector(".tryit[data-state]")
+    # the new page's widget (the old one may still be there while the URL has changed)
+    tab.page.wait_for_selector(".tryit[data-tryit='resq-until'][data-state]")
     assert tab.page.evaluate("window.__sameDocument") == 1
     tab.open(recipe_files("resq-until"))
     background = tab.page.evaluate(
