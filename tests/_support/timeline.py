@@ -10,6 +10,8 @@ from dataclasses import dataclass
 SVG = "{http://www.w3.org/2000/svg}"
 _REQUEST = re.compile(r"^t=(\d+(?:\.\d+)?)s ([A-Z]+) \S+ -> (\d{3}) ")
 _END_AT = re.compile(r" at t=(\d+(?:\.\d+)?)s\b")
+#: the width of a label's character (11 px monospace, as ``timeline.mjs`` reckons it)
+CHAR_W = 6.6
 
 
 @dataclass(frozen=True)

@@ -152,3 +152,23 @@ def test_requests_of_one_moment_sit_side_by_side_under_one_bracket(
     xs = [float(c.get("cx", "nan")) for c in group.iter(f"{tl.SVG}circle")]
     assert len(xs) == 5
     assert all(b - a >= 34 for a, b in itertools.pairwise(xs))  # labels never overlap
+
+
+@pytest.mark.parametrize("name", sorted(RECIPES))
+def test_the_labels_under_the_axis_never_run_into_each_other(
+    drawn: dict[str, timelines.Timeline], name: str
+) -> None:
+    """The waits' and the moments' labels share a row: each keeps clear of its neighbours
+    (resq-exhaustion's last wait and its two requests at 30 s once read "+2 sat 30 s")."""
+    root = tl.parse(drawn[name].svg)
+    [lane] = tl.lanes(root)
+    row = sorted(
+        (float(t.get("x", "nan")), tl.text(t))
+        for g in lane.iter(f"{tl.SVG}g")
+        if g.get("class") in ("tl-wait", "tl-same")
+        for t in g.iter(f"{tl.SVG}text")
+    )
+    assert row, name
+    spans = [(x - len(s) * tl.CHAR_W / 2, x + len(s) * tl.CHAR_W / 2, s) for x, s in row]
+    for (_, right, one), (left, _, other) in itertools.pairwise(spans):
+        assert right <= left, f"{name}: {one!r} runs into {other!r}"

@@ -104,9 +104,11 @@ const PAD_LEFT = 18;
 const PAD_RIGHT = 160; // the end's label
 const LANE = 124;
 const AXIS = 66; // the marks' line, from a lane's top
+const CHAR_W = 6.6; // the width of a label's character (11 px monospace)
 const MIN_SEP = 34; // the least distance between two marks of a row (their labels)
 const MIN_WIDTH = 560;
 const MAX_WIDTH = 2400;
+const FIT = 0.85; // the most a drawing shrinks to fit its column before it scrolls
 const SCALE_ROW = 22; // the seconds under the lanes
 
 /** @param {number} value */
@@ -227,6 +229,8 @@ export function draw(lanes, { label = "" } = {}) {
       role: "img",
       width,
       height,
+      // shrinks a little to fit its column (tryit.css), then scrolls rather than shrink its labels
+      style: `min-width: ${Math.floor(width * FIT)}px`,
       viewBox: `0 0 ${width} ${height}`,
       "data-lanes": lanes.length,
       "data-seconds": fmt(seconds),
@@ -294,22 +298,32 @@ function waitsOf(run, axis, x) {
     moments.set(m.t, seen ? [seen[0], at[i]] : [at[i], at[i]]);
   });
   const times = [...moments.keys()].sort((a, b) => a - b);
+  // Each bracket's label, unless it would run into the one before it: a wait's label gives
+  // way to the next moment's ("at 30 s"), whose bracket says more.
+  const half = (/** @type {string} */ text) => (text.length * CHAR_W) / 2;
   /** @param {string} kind @param {number} a @param {number} b @param {string} text */
-  const bracket = (kind, a, b, text) =>
-    el("g", { class: kind }, [
-      el("path", { d: `M${fmt(a)} ${axis + 36}v4H${fmt(b)}v-4` }),
-      el("text", { x: fmt((a + b) / 2), y: axis + 52, "text-anchor": "middle" }, [text]),
-    ]);
-  /** @type {Node[]} */
+  const bracket = (kind, a, b, text) => {
+    const mid = (a + b) / 2;
+    const label = { text, mid };
+    const node = el("text", { x: fmt(mid), y: axis + 52, "text-anchor": "middle" }, [text]);
+    return { label, node, g: el("g", { class: kind }, [el("path", { d: `M${fmt(a)} ${axis + 36}v4H${fmt(b)}v-4` })]) };
+  };
+  /** @type {{ label: { text: string, mid: number }, node: Node, g: Node }[]} */
   const out = [];
   times.forEach((t, i) => {
     const [first, last] = /** @type {[number, number]} */ (moments.get(t));
+    if (i > 0) {
+      const before = /** @type {[number, number]} */ (moments.get(times[i - 1]))[1];
+      if (first - before >= MIN_SEP) out.push(bracket("tl-wait", before + 3, first - 3, `+${fmt(t - times[i - 1])} s`));
+    }
     if (last > first) out.push(bracket("tl-same", first - 4, last + 4, `at ${fmt(t)} s`));
-    if (i === 0) return;
-    const before = /** @type {[number, number]} */ (moments.get(times[i - 1]))[1];
-    if (first - before >= MIN_SEP) out.push(bracket("tl-wait", before + 3, first - 3, `+${fmt(t - times[i - 1])} s`));
   });
-  return out;
+  return out.map(({ label, node, g }, i) => {
+    const next = out[i + 1]?.label;
+    const clash = next && label.mid + half(label.text) + 4 > next.mid - half(next.text);
+    if (!(clash && g.attrs.class === "tl-wait")) g.children.push(node);
+    return g;
+  });
 }
 
 /** @param {Run} run @param {number} axis @param {(t: number) => number} x @param {boolean} labelled */
