@@ -48,10 +48,9 @@ def redis_server() -> Iterator[RedisServer]:
 
 @pytest.hookimpl(tryfirst=True)  # before ``-m`` selects by mark
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """A test that opens Chromium is a ``browser`` test, marked or not: ``scripts/test`` runs
-    those in a run of their own, after the others; one that needs the built site is ``slow``
-    (``scripts/test --quick`` leaves it out). With ``--recipe NAME`` only the tests about that
-    recipe are kept."""
+    """A test that opens Chromium is a ``browser`` test, marked or not; one that needs the
+    built site is ``slow``: ``scripts/test --quick`` leaves both out. With ``--recipe NAME``
+    only the tests about that recipe are kept."""
     for item in items:
         fixtures = getattr(item, "fixturenames", ())
         if "chromium" in fixtures and not item.get_closest_marker("browser"):
