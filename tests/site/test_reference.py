@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import html
 import re
+import shutil
 from collections import Counter
 from pathlib import Path
 
@@ -133,3 +134,27 @@ def test_guides_link_to_the_entries_they_mention(built_site: Path, guide: str) -
     }
     linked = set(re.findall(r'href="[^"]*reference/[^"]*#([\w.]+)"', article))
     assert mentioned <= linked, sorted(mentioned - linked)
+
+
+def _summaries(root: Path) -> dict[str, str]:
+    return {doc.path: doc.summary for doc in reference_pages.modules(root)}
+
+
+def test_the_reference_is_read_again_only_when_a_library_source_changes(tmp_path: Path) -> None:
+    """`mkdocs serve` keeps what griffe read across rebuilds: an edit to a recipe or a page
+    reuses it, an edit to a library's source is shown at the next rebuild."""
+    for folder, _ in reference_pages.PACKAGES.values():
+        shutil.copytree(ROOT / folder, tmp_path / folder, ignore=shutil.ignore_patterns("*.pyc"))
+    (tmp_path / "recipes").mkdir()
+    reference_pages.refresh(tmp_path)
+    before = _summaries(tmp_path)
+    (tmp_path / "recipes" / "client.py").write_text("# an edit elsewhere\n", encoding="utf-8")
+    assert reference_pages.refresh(tmp_path) is False
+    assert reference_pages.modules(tmp_path) is reference_pages.modules(tmp_path)
+    init = tmp_path / "src" / "resq" / "resq" / "__init__.py"
+    old = before["resq"]
+    init.write_text(init.read_text("utf-8").replace(old, "resq, edited."), encoding="utf-8")
+    assert _summaries(tmp_path)["resq"] == old  # what was read is kept until the next build
+    assert reference_pages.refresh(tmp_path) is True
+    assert _summaries(tmp_path)["resq"] == "resq, edited."
+    assert reference_pages.refresh(tmp_path) is False

@@ -181,7 +181,7 @@ class SitePlugin(BasePlugin[SiteConfig]):
                 "the site will be served from (scripts/build)",
                 config["site_url"],
             )
-        reference_pages.modules.cache_clear()
+        reference_pages.refresh(REPO)  # read the libraries again only if they changed
         if self.with_runtime:  # before the pages: they say how much a first click downloads
             runtime.build(prepared=self.prepared)
         docs = Path(config["docs_dir"])

@@ -11,11 +11,16 @@ module its objects come from (its groups), so that no page is a wall.
 
 :func:`identifiers` gives every name a guide may mention (``poll``, ``resq.http.poll``,
 ``Poller.step``) with the identifier of its entry, for ``guide_links``.
+
+What griffe reads is kept (:func:`modules`) until the libraries' sources change:
+:func:`refresh`, once per build, forgets it then. A ``mkdocs serve`` rebuild for a recipe or
+a page edit does not read the libraries again.
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -149,6 +154,33 @@ def _group(target_path: str) -> str:
         if part.startswith("_"):
             return ".".join(parts[: i + 1])
     return ""
+
+
+#: What :func:`refresh` last saw of each root's library sources.
+_SEEN: dict[Path, str] = {}
+
+
+def sources_digest(root: Path = REPO) -> str:
+    """A digest of every Python source of the documented packages under ``root``."""
+    digest = hashlib.sha256()
+    for folder, _ in PACKAGES.values():
+        base = root / folder
+        for path in sorted(base.rglob("*.py*")):
+            if path.suffix in (".py", ".pyi") and path.is_file():
+                digest.update(path.relative_to(root).as_posix().encode() + b"\0")
+                digest.update(path.read_bytes() + b"\0")
+    return digest.hexdigest()
+
+
+def refresh(root: Path = REPO) -> bool:
+    """Forget :func:`modules` when the sources under ``root`` changed since the last call (or
+    on the first call); return whether it did."""
+    digest = sources_digest(root)
+    if _SEEN.get(root) == digest:
+        return False
+    _SEEN[root] = digest
+    modules.cache_clear()
+    return True
 
 
 @functools.cache
