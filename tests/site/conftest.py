@@ -2,8 +2,8 @@
 right MIME types. Chromium is the shared ``chromium`` fixture.
 
 Each pytest process has a site slot of its own (``<base>/<worker id>``, ``main`` without
-workers), where the base is the folder named in ``DOCSITE_TEST_SITE`` (``scripts/test`` shares
-it between its two runs) or the run's temporary folder. A slot's site is built for the address
+workers), where the base is the folder named in ``DOCSITE_TEST_SITE`` (``scripts/test`` names
+one) or the run's temporary folder. A slot's site is built for the address
 of the server that serves it (instant navigation only treats links under ``site_url`` as
 internal, and canonical links name it): a later process serves it on the same port when that
 port is free, and builds it again (about ten seconds, the runtime being cached) when it is not.
