@@ -157,6 +157,25 @@ def _ready(visit: Visit) -> None:
     assert visit.transcript() == committed(RECIPE)[:1]
 
 
+def test_a_ready_runtime_outlives_the_loading_watchdog(
+    chromium: Any, site_server: StaticServer, built_site: Path
+) -> None:
+    """The 10 s loading watchdog is for loading: a progress report from a runtime that is
+    ready (it may still be saving an interpreter for the next visit) must not arm it again.
+    It once did, and failed a finished run 10 s later."""
+    with Visit(chromium, site_server.url) as visit:
+        _ready(visit)
+        visit.page.evaluate(
+            """() => globalThis.__tryitRuntime.worker.onmessage({ data: { kind: "progress",
+                 stage: "Ready", bytes: 0, done: 1, python: false } })"""
+        )
+        # No event says that a timer did not fire: wait past the watchdog's 10 s, then look.
+        visit.page.wait_for_timeout(11_000)
+        assert visit.page.evaluate("globalThis.__tryitRuntime.failed") is None
+        visit.click("step")
+        assert visit.transcript() == committed(RECIPE)[:2]
+
+
 @pytest.mark.parametrize("when", ["loading", "ready"])
 def test_a_worker_that_dies(
     chromium: Any, site_server: StaticServer, built_site: Path, when: str
