@@ -63,15 +63,15 @@ def test_times_are_shown_as_poll_slots_and_never_before_the_start() -> None:
     at = recorder.arrived()  # the first request: time 0
     recorder.answered(at, "GET", "/", 200, "<p>page</p>", "text/html")
     recorder.page_ready(at + 0.4)  # a real page that took 0.4 s to be ready
-    for late, status in ((1.9, 200), (5.4, 200), (5.6, 286)):
+    for late, status in ((1.9, 200), (5.7, 200), (5.85, 286)):
         clock.advance(late - (clock() - at - 0.4))
         recorder.answered(recorder.arrived(), "GET", "/s", status, "s", "text/plain")
     recorder.page_ended("idle")
     assert recorder.lines == [
         "t=0s GET / -> 200 OK | page",  # -0.4 s: shown at 0
         "t=2s GET /s -> 200 OK | s",  # 1.9 s: 0.1 s early
-        "t=4s GET /s -> 200 OK | s",  # 5.4 s: 1.4 s late (up to 3/4 of the interval)
-        "t=6s GET /s -> 286 Stop Polling | s",  # 5.6 s: 0.4 s early (up to 1/4)
+        "t=4s GET /s -> 200 OK | s",  # 5.7 s: 1.7 s late (up to 9/10 of the interval)
+        "t=6s GET /s -> 286 Stop Polling | s",  # 5.85 s: 0.15 s early (up to 1/10)
         "= done: terminal state, the app answered 286 at t=6s (htmx swaps it and stops polling)",
     ]
     assert recorder.timeline()[1].split()[:3] == ["1.900s", "GET", "/s"]  # unrounded
@@ -110,6 +110,31 @@ def test_the_recording_middleware_skips_the_apps_static_files() -> None:
         return recorder.lines
 
     assert run_blocking(go) == ["t=0s GET /jobs/<id>?x=1 -> 200 OK | hi /jobs/<id>"]
+
+
+def test_a_request_that_says_when_its_page_sent_it_is_timed_then() -> None:
+    """The real replay's page puts the instant it sent each htmx request (wall-clock ms) in a
+    header: a busy server's delay in taking the request does not move its time. A header
+    that is not a finite number is ignored (the arrival counts)."""
+    clock = DemoClock()
+    recorder = _recorder(clock)
+    app = RecordingApp(_app(), recorder)
+    clock.advance(100.0)
+
+    async def go() -> None:
+        transport = httpx.ASGITransport(app=app)
+        async with httpx.AsyncClient(transport=transport, base_url="http://x") as client:
+            await client.get("/first")  # the time origin: 100 s
+            for sent in ("101900", "nan", "soon"):  # 101.9 s; then the arrival: 100 s
+                await client.get("/s", headers={"X-Tryit-Sent": sent})
+
+    run_blocking(go)
+    assert [line.split()[0] for line in recorder.timeline()] == [
+        "0.000s",
+        "1.900s",
+        "0.000s",
+        "0.000s",
+    ]
 
 
 async def _report(ctx: TaskContext) -> None:

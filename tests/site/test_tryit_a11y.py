@@ -255,16 +255,31 @@ def _check_content(
         assert sorted(palettes) == ["default", "slate"], path
 
 
-def test_axe_on_every_page_with_a_widget_or_a_component_preview(
-    chromium: Any, site_server: StaticServer, built_site: Path
+# The pages are checked in parts, each a test of its own (and so within its own time bound:
+# on a busy two-core machine all of them in one test took over five minutes).
+PARTS = 4
+
+
+def test_the_axe_parts_cover_every_page_with_a_widget_or_a_component_preview(
+    built_site: Path,
 ) -> None:
-    """Each page's content, widgets and previews (their frames too), in both palettes: as the
-    page loads, and again after the theme's toggle (so the tab's next page loads in the other
-    one). Two tabs take turns, each checking while the other loads or is checked."""
     pages = _pages(built_site)
     assert {p for p in pages if p.startswith("recipes/")} == {f"recipes/{n}/" for n in TITLES}
     assert [p for p in pages if p.startswith("hedron/components/")]
     assert set(WHOLE_PAGES) <= set(pages)
+    parts = [pages[part::PARTS] for part in range(PARTS)]
+    assert sorted(p for part in parts for p in part) == pages
+    assert all(parts)
+
+
+@pytest.mark.parametrize("part", range(PARTS))
+def test_axe_on_every_page_with_a_widget_or_a_component_preview(
+    chromium: Any, site_server: StaticServer, built_site: Path, part: int
+) -> None:
+    """Each page's content, widgets and previews (their frames too), in both palettes: as the
+    page loads, and again after the theme's toggle (so the tab's next page loads in the other
+    one). Two tabs take turns, each checking while the other loads or is checked."""
+    pages = _pages(built_site)[part::PARTS]
     found: dict[Any, Any] = {}
     with (
         Visit(chromium, site_server.url, color_scheme="light") as one,

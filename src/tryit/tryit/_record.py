@@ -45,12 +45,12 @@ class Answer:
     at: float
 
 
-LATE_ALLOWED = 0.75  # of an interval: latency only ever makes a real run later
+LATE_ALLOWED = 0.9  # of an interval: latency only ever makes a real run later
 
 
 def _rounded(t: float, interval: float) -> float:
-    """``t`` shown as its poll slot: a multiple of the recipe's interval, up to three quarters
-    of an interval late or a quarter early. A demo's times are exact; a real run's requests
+    """``t`` shown as its poll slot: a multiple of the recipe's interval, up to nine tenths
+    of an interval late or a tenth early. A demo's times are exact; a real run's requests
     come a little later, and each poll's latency adds to the next one's (a client pauses
     after each answer), which no transcript time should show. Never before 0 (a real page's
     own request comes before it is ready)."""
@@ -297,6 +297,21 @@ class _Printer(io.TextIOBase):
         return len(text)
 
 
+# A real page in the real replay says when it sent each htmx request (wall-clock milliseconds,
+# ``docsite.replay.real``): its time is then the page's own, as the demo's is, not its arrival
+# at a server that a busy machine may be slow to schedule.
+SENT_HEADER = b"x-tryit-sent"
+
+
+def _sent_at(value: str | None) -> float | None:
+    """The ``SENT_HEADER`` value in seconds, or None (no header, or not a finite number)."""
+    try:
+        ms = float(value) if value is not None else math.nan
+    except ValueError:
+        return None
+    return ms / 1000 if math.isfinite(ms) else None
+
+
 class RecordingApp:
     """ASGI middleware: each answered request becomes one transcript line of ``recorder``.
 
@@ -305,7 +320,8 @@ class RecordingApp:
     scripts) are not lines. The line is written before the answer's last byte is sent, so it
     always comes before anything the client does next; but an answer of 500 is written once
     the app has raised (its server sends the 500 first), so that the line names the error.
-    A request htmx sent names the element its answer goes into (``HX-Target``).
+    A request htmx sent names the element its answer goes into (``HX-Target``); one whose
+    page said when it sent it (``SENT_HEADER``) is timed then.
     """
 
     def __init__(self, app: Any, recorder: Recorder, *, skip: str | None = None) -> None:
@@ -316,12 +332,12 @@ class RecordingApp:
         if scope["type"] != "http" or (self._skip and scope["path"].startswith(self._skip)):
             await self.app(scope, receive, send)
             return
-        t = self.recorder.arrived()
+        asked = {k.lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
+        t = self.recorder.arrived(_sent_at(asked.get(SENT_HEADER)))
         query = scope.get("query_string", b"").decode("latin-1")
         # uvicorn's raw_path is the path alone, httpx's carries the query too: use the path
         raw = scope.get("raw_path") or scope["path"].encode()
         path = raw.decode("latin-1").partition("?")[0] + (f"?{query}" if query else "")
-        asked = {k.lower(): v.decode("latin-1") for k, v in scope.get("headers", [])}
         region = asked.get(b"hx-target", "") if b"hx-request" in asked else ""
         head: dict[str, Any] = {"status": 500, "type": ""}
         body = bytearray()

@@ -113,12 +113,20 @@ FRAME_DRIVER = DOCS / "assets" / "tryit" / "frame.js"
 # instant in wall-clock milliseconds and sets the reader's scripted clicks on its own (real)
 # timers with the demo panel's own scheduleActions (from its frame's driver). The listener is
 # on the window, so htmx's own (on the document) runs first, as in the demo.
+# Each htmx request carries the instant the page sent it (``tryit._record.SENT_HEADER``): the
+# recorder times it then, on the page's clock, as the demo times its requests.
 # (The function's source is part of the script: the page's CSP would refuse an eval.)
-_ON_READY = """(actions) => addEventListener("DOMContentLoaded", () => {
-  window.__tryitReady = performance.timeOrigin + performance.now();
-  window.__tryitNotes = [];
-  (SCHEDULE)(window, actions, (text) => window.__tryitNotes.push(text));
-})"""
+_ON_READY = """(actions) => {
+  const now = () => String(performance.timeOrigin + performance.now());
+  document.addEventListener("htmx:configRequest", (event) => {
+    event.detail.headers["X-Tryit-Sent"] = now();
+  });
+  addEventListener("DOMContentLoaded", () => {
+    window.__tryitReady = Number(now());
+    window.__tryitNotes = [];
+    (SCHEDULE)(window, actions, (text) => window.__tryitNotes.push(text));
+  });
+}"""
 
 _sources: dict[str, str] = {}
 

@@ -40,8 +40,8 @@ class _Told:
             self._out.write(json.dumps(message) + "\n")
             self._out.flush()
 
-    def arrived(self) -> float:
-        now = time.time()
+    def arrived(self, at: float | None = None) -> float:
+        now = time.time() if at is None else at
         self.tell({"arrived": now})
         return now
 
