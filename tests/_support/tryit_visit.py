@@ -88,7 +88,11 @@ class Visit:
 
     def runtime(self) -> dict[str, Any]:
         """What the worker said when it was ready (``restored``: from a saved interpreter)."""
-        return dict(self.page.evaluate("globalThis.__tryitRuntime.info"))
+        runtime = self.page.evaluate(
+            "(({ info, failed }) => ({ info, failed }))(globalThis.__tryitRuntime)"
+        )
+        assert runtime["info"], f"no ready runtime: {runtime['failed']!r}; {self.status()!r}"
+        return dict(runtime["info"])
 
     def reopen(self) -> None:
         """Close the tab and open a new one in the same browser profile (a later visit)."""

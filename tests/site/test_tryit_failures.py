@@ -151,6 +151,40 @@ def test_a_worker_that_cannot_start(
         _fails_kindly(visit, "The Python runtime stopped: its worker crashed")
 
 
+# A worker that says it is busy computing (every byte in, Pyodide compiling its wasm, or
+# Python running), then nothing more, as a worker on a very busy machine may for a while.
+BUSY_WORKER = """onmessage = ({ data }) => {
+  if (data.kind === "start") postMessage({ kind: "progress", stage: "Starting Python",
+    bytes: 1, done: 0.45, busy: true });
+};"""
+
+
+@pytest.mark.parametrize("busy", [True, False])
+def test_a_worker_busy_computing_gets_longer_than_ten_seconds(
+    chromium: Any, site_server: StaticServer, built_site: Path, busy: bool
+) -> None:
+    """The 10 s limit is for bytes that stop arriving. A worker that last said it computes is
+    given a minute: on a two-core machine running four test processes, compiling the wasm
+    once took over 10 s, and a sound runtime was given up."""
+    body = BUSY_WORKER if busy else BUSY_WORKER.replace("busy: true", "busy: false")
+    with Visit(chromium, site_server.url) as visit:
+        visit.context.route(
+            "**/assets/tryit/worker.mjs",
+            lambda route: route.fulfill(status=200, body=body, content_type="text/javascript"),
+        )
+        visit.goto(f"recipes/{RECIPE}/")
+        visit.button("step").click()
+        visit.page.wait_for_function("() => globalThis.__tryitRuntime?.worker")
+        # No event says that a timer did not fire: wait past the 10 s limit, then look.
+        visit.page.wait_for_timeout(11_000)
+        failed = visit.page.evaluate("globalThis.__tryitRuntime.failed")
+        if busy:
+            assert failed is None
+            assert visit.state() != "fallback"
+        else:
+            assert failed == "The Python runtime stopped loading (nothing arrived for 10 s)"
+
+
 def _ready(visit: Visit) -> None:
     visit.goto(f"recipes/{RECIPE}/")
     visit.click("step", timeout=LOAD_MS)
@@ -167,7 +201,7 @@ def test_a_ready_runtime_outlives_the_loading_watchdog(
         _ready(visit)
         visit.page.evaluate(
             """() => globalThis.__tryitRuntime.worker.onmessage({ data: { kind: "progress",
-                 stage: "Ready", bytes: 0, done: 1, python: false } })"""
+                 stage: "Ready", bytes: 0, done: 1, busy: false } })"""
         )
         # No event says that a timer did not fire: wait past the watchdog's 10 s, then look.
         visit.page.wait_for_timeout(11_000)

@@ -17,7 +17,7 @@ export class Refused extends Error {}
  *   | { kind: "paused", how: string, held: number }
  *   | { kind: "request", id: number, method: string, url: string, headers: Header[], body: Uint8Array | null, t: number }
  * } FrameMessage
- * @typedef {{ kind: "progress", stage: string, bytes: number, done: number | null, python: boolean }
+ * @typedef {{ kind: "progress", stage: string, bytes: number, done: number | null, busy: boolean }
  *   | { kind: "ready", ms: number, bytes: number, [field: string]: unknown }
  *   | { kind: "failed", reason: string }
  *   | { kind: "saved", ok: boolean }
@@ -233,7 +233,7 @@ export function checkWorkerMessage(value) {
           stage: text(data.stage, 200, "stage"),
           bytes: n(data.bytes),
           done: data.done == null ? null : number(data.done, 0, 1, "done"),
-          python: data.python === true,
+          busy: data.busy === true,
         };
       case "ready":
         return { ...data, kind: "ready", ms: n(data.ms), bytes: n(data.bytes) };

@@ -13,11 +13,11 @@ import { recipeFiles } from "./recipefiles.mjs";
 import { LiveTimeline } from "./timelinelive.mjs";
 
 // No progress for this long: give up, say so and show the recorded transcript. Downloads
-// report progress many times a second. Once Python runs (starting, installing, importing) the
-// worker's thread is busy for seconds at a time and can say nothing in between, hence the
-// longer limit then. A step that gets no answer for REPLY_MS means the worker is gone.
+// report progress many times a second. Once the worker computes (Pyodide compiling its wasm
+// with every byte in; Python starting, installing, importing) it may say nothing for seconds
+// at a time on a busy machine, hence the longer limit then. A step that gets no answer for REPLY_MS means the worker is gone.
 const STALL_MS = 10000;
-const PYTHON_STALL_MS = 60000;
+const BUSY_STALL_MS = 60000;
 const REPLY_MS = 10000;
 // Edited code that keeps the worker from answering (a loop Python's own budget cannot stop:
 // tryit/_edits.py) is said to be the reason when the worker is ended for it.
@@ -140,10 +140,10 @@ function startRuntime() {
     pending.clear();
   };
   state.fail = fail;
-  let pythonRuns = false;
+  let busy = false; // the worker computes rather than waits for bytes (its last progress said so)
   const arm = () => {
     clearTimeout(watchdog);
-    const limit = pythonRuns ? PYTHON_STALL_MS : STALL_MS;
+    const limit = busy ? BUSY_STALL_MS : STALL_MS;
     const why = `The Python runtime stopped loading (nothing arrived for ${limit / 1000} s)`;
     watchdog = setTimeout(() => fail(why), limit);
   };
@@ -156,7 +156,7 @@ function startRuntime() {
     const data = checkWorkerMessage(event.data);
     if (!data) return; // not a message of the worker's: ignored
     if (data.kind === "progress") {
-      pythonRuns = data.python === true;
+      busy = data.busy === true;
       // The watchdog is for loading: a runtime that is ready may still report bytes (a fresh
       // interpreter being saved for the next visit), and must not be failed 10 s after them.
       if (!state.info) arm();

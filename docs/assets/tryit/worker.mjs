@@ -57,6 +57,14 @@ let bytes = 0;
 let lastReport = 0;
 let stage = "";
 let pythonRuns = false; // CPython runs: its thread may now be busy for seconds without a word
+let starting = false; // loadPyodide was called: the wasm compiles, files are linked
+/** @type {Set<string>} */
+const inFlight = new Set(); // this worker's downloads not yet read to their end
+
+// Whether the worker is busy computing rather than waiting for bytes: CPython runs, or
+// Pyodide starts with no download of this worker under way (compiling the wasm may take many
+// seconds on a busy machine without a byte arriving). The page then waits longer for a word.
+const busy = () => pythonRuns || (starting && inFlight.size === 0);
 
 // How far the boot is (0..1) for the page's progress bar: the download by bytes (up to 0.4,
 // when the manifest says how many), then each stage. A bar that only moves when this does
@@ -86,7 +94,7 @@ function report(force) {
   const now = performance.now();
   if (force || now - lastReport > 100) {
     lastReport = now;
-    postMessage({ kind: "progress", stage, bytes: wire(), done: done(), python: pythonRuns });
+    postMessage({ kind: "progress", stage, bytes: wire(), done: done(), busy: busy() });
   }
 }
 
@@ -130,6 +138,7 @@ function arrival(name) {
 function arrived(name) {
   arrivedTimes[name] ??= Math.round(performance.now() - bootStarted);
   arrival(name).settle();
+  if (inFlight.delete(name) && busy()) report(true); // the last bytes: now it computes
 }
 
 // `response` with a body that says when it has been read to its end, errs or is cancelled.
@@ -179,6 +188,7 @@ function countBytes(n) {
 // when it has fully arrived.
 /** @param {string} name @param {RequestInit} [init] @param {{ gzipOnly?: boolean }} [options] */
 async function runtimeFile(name, init, options) {
+  inFlight.add(name);
   let response;
   try {
     response = await downloads.file(name, init, options);
@@ -241,6 +251,7 @@ let fetcherGone = null; // rejects the bundle's download if the page says that w
 /** @param {Manifest} manifest */
 async function fetchBundle(manifest) {
   bundleAsked = Math.round(performance.now() - bootStarted);
+  inFlight.add(manifest.file);
   const here = () => downloads.checkedFile(manifest.file, manifest.sha256);
   try {
     return await (fetcher ? fetchElsewhere(manifest) : here()).catch((error) => {
@@ -379,6 +390,8 @@ async function start({ loadPyodide, factory, manifest, dynlibs, stdlib, snapshot
   if (manifest) {
     ({ factory, linked } = withDynlibs(factory, /** @type {Promise<CompiledDynlib[]>} with the manifest */ (dynlibs), snapshot));
   }
+  starting = true;
+  report(true);
   const pyodide = await loadPyodide({
     createPyodideModule: factory,
     indexURL: PYODIDE.href,
@@ -510,6 +523,7 @@ async function boot() {
   const snapshot = (await saved) || shippedSnapshot(manifest, downloads, flags.get("link"));
   if (snapshot?.filled) {
     const shipped = /** @type {ShippedSnapshot} the one being filled */ (manifest?.snapshot);
+    inFlight.add(shipped.file);
     snapshot.filled.finally(() => arrived(shipped.file)).catch(() => {});
     expectedBytes = shipped.download.plain;
     wireScale = shipped.download.brotli / shipped.download.plain;
