@@ -34,6 +34,27 @@ def _served(server: StaticServer) -> dict[str, int]:
     return {p.rsplit("/", 1)[1]: n for p, n in server.log if "/_tryit/pyodide/" in p}
 
 
+def _site_with(site: Path, tmp: Path, path: str, body: bytes | None) -> Path:
+    """A copy of ``site`` (links to its files) whose file ``path`` holds ``body`` (``None``:
+    it has none), and which has no other copy of that file (``NAME``, ``NAME.br``)."""
+    root = tmp / "site"
+    *folders, name = path.split("/")
+    plain = name.removesuffix(".gz")
+    left_out = {name, plain, f"{plain}.br"}
+    source, target = site, root
+    for depth in range(len(folders) + 1):
+        target.mkdir()
+        inner = folders[depth] if depth < len(folders) else None
+        for entry in source.iterdir():
+            if entry.name != inner and not (inner is None and entry.name in left_out):
+                (target / entry.name).symlink_to(entry)
+        if inner is not None:
+            source, target = source / inner, target / inner
+    if body is not None:
+        (target / name).write_bytes(body)
+    return root
+
+
 def _shipped(built_site: Path) -> dict[str, Any]:
     manifest = json.loads((built_site / "_tryit/pyodide/tryit-bundle.json").read_text())
     return dict(manifest["snapshot"])
@@ -104,31 +125,31 @@ def test_a_slow_link_starts_afresh_and_never_asks_for_it(chromium: Any, built_si
     "broken", ["missing", "cut short", "spoiled", "spoiled at its end", "no JSPI"]
 )
 def test_one_that_cannot_be_used_leaves_a_fresh_start_that_works(
-    chromium: Any, built_site: Path, broken: str
+    chromium: Any, built_site: Path, broken: str, tmp_path: Path
 ) -> None:
     folder = built_site / "_tryit" / "pyodide"
-    with brotli_host_visit(chromium, built_site, "fast") as (server, visit):
-        if broken == "no JSPI":  # a snapshot made where JSPI exists does not fit here
-            visit.page.add_init_script("globalThis.TRYIT_SIMULATE_NO_JSPI = true")
-        else:
-            if broken == "missing":
-                body = None
-            elif broken == "cut short":
-                packed = (folder / f"{FILE}.gz").read_bytes()
-                body = packed[: len(packed) // 2]
-            else:  # the right length, one byte changed: the sha256 of its slice is wrong
-                data = bytearray(gzip.decompress((folder / f"{FILE}.gz").read_bytes()))
-                # a slice checked while the next ones arrive, or the last, checked at the end
-                data[len(data) // 2 if broken == "spoiled" else -1] ^= 0xFF
-                body = gzip.compress(bytes(data), 1)
-            # no .br copy, so the worker takes the .gz one, which is as `broken` says
-            visit.page.route(f"**/_tryit/pyodide/{FILE}", lambda r: r.fulfill(status=404))
-            visit.page.route(
-                f"**/_tryit/pyodide/{FILE}.gz",
-                lambda r: (
-                    r.fulfill(status=404) if body is None else r.fulfill(status=200, body=body)
-                ),
-            )
+    site, script = built_site, ""
+    if broken == "no JSPI":  # a snapshot made where JSPI exists does not fit here
+        script = "globalThis.TRYIT_SIMULATE_NO_JSPI = true"
+    else:
+        body: bytes | None
+        if broken == "missing":
+            body = None
+        elif broken == "cut short":
+            packed = (folder / f"{FILE}.gz").read_bytes()
+            body = packed[: len(packed) // 2]
+        else:  # the right length, one byte changed: the sha256 of its slice is wrong
+            data = bytearray(gzip.decompress((folder / f"{FILE}.gz").read_bytes()))
+            # a slice checked while the next ones arrive, or the last, checked at the end
+            data[len(data) // 2 if broken == "spoiled" else -1] ^= 0xFF
+            body = gzip.compress(bytes(data), 1)
+        # served by the host itself, as a real one would (a Playwright route hands the browser
+        # a body this size only after many seconds on a busy machine: a download that stalls)
+        # and with no .br copy, so the worker takes the .gz one, which is as `broken` says
+        site = _site_with(built_site, tmp_path, f"_tryit/pyodide/{FILE}.gz", body)
+    with brotli_host_visit(chromium, site, "fast") as (server, visit):
+        if script:
+            visit.page.add_init_script(script)
         visit.goto("recipes/resq-async-poll/")
         visit.click("run", timeout=LOAD_MS)
         assert visit.transcript() == committed("resq-async-poll")
