@@ -42,7 +42,7 @@ async def index_documents(ctx: TaskContext) -> dict[str, int]:
     names = ctx.payload["documents"]
     for k, name in enumerate(names):
         ctx.progress(k, len(names), f"Indexing {name}")
-        await ctx.sleep(1.6)
+        await ctx.sleep(1.7)
     return {"indexed": len(names)}
 
 
