@@ -62,3 +62,22 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
         keep = [item for item in items if about(item) & wanted]
         config.hook.pytest_deselected(items=[item for item in items if item not in keep])
         items[:] = keep
+    items[:] = _longest_first(items)
+
+
+def _longest_first(items: list[pytest.Item]) -> list[pytest.Item]:
+    """The test modules in the order they should start when several processes share them
+    (``scripts/test``: ``--dist loadfile --no-loadscope-reorder``): those that wait on real
+    time or build the site first, then those that drive Chromium, then the quick ones, which
+    fill the processes' last minutes. Each module's tests keep their order."""
+
+    def weight(item: pytest.Item) -> int:
+        return (
+            0 if item.get_closest_marker("slow") else 1 if item.get_closest_marker("browser") else 2
+        )
+
+    modules: dict[str, int] = {}
+    for item in items:
+        module = item.nodeid.split("::", 1)[0]
+        modules[module] = min(modules.get(module, 2), weight(item))
+    return sorted(items, key=lambda item: modules[item.nodeid.split("::", 1)[0]])
