@@ -7,7 +7,8 @@
 2. A loopback load test: a uvicorn process serving a ``Hedron`` app whose status endpoint
    (a plain ``def``, as in the recipes) answers ``job_status_response`` over a SQLite
    backend, and ``--pollers`` concurrent clients, each on its own keep-alive connection,
-   polling it back to back for ``--duration`` seconds.
+   polling it back to back for ``--duration`` seconds (counted from when every poller has
+   its connection).
    Every answer must be 200 (job not finished) or 286 (finished); anything else, or a
    transport error, counts as an error.
 
@@ -163,14 +164,22 @@ async def _poll_load(port: int, ids: list[str], duration: float, interval: float
     latencies: list[float] = []
     errors: list[str] = []
     counts = {200: 0, 286: 0}
-    deadline = time.monotonic() + duration
+    connected = asyncio.Event()  # every poller has its connection: the window starts
+    deadline = 0.0
+    waiting = len(ids)
 
     async def poller(job_id: str) -> None:
+        nonlocal deadline, waiting
         request = (
             f"GET /jobs/{job_id}/status HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n"
             "HX-Request: true\r\n\r\n"
         ).encode()
         reader, writer = await asyncio.open_connection("127.0.0.1", port)
+        waiting -= 1
+        if not waiting:
+            deadline = time.monotonic() + duration
+            connected.set()
+        await connected.wait()
         try:
             while time.monotonic() < deadline:
                 t0 = time.perf_counter()
@@ -192,9 +201,8 @@ async def _poll_load(port: int, ids: list[str], duration: float, interval: float
             writer.close()
             await writer.wait_closed()
 
-    start = time.monotonic()
     await asyncio.gather(*(poller(job_id) for job_id in ids))
-    elapsed = time.monotonic() - start
+    elapsed = time.monotonic() - (deadline - duration)
 
     total = len(latencies)
     latencies.sort()
