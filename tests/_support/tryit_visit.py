@@ -49,9 +49,12 @@ class Visit:
         self.page.evaluate("window.__sameDocument = 1")  # lost if a page load replaces it
 
     def navigate(self, path: str) -> None:
-        """Follow a same-site link the way a reader does (the theme's instant navigation)."""
+        """Follow a same-site link the way a reader does (the theme's instant navigation).
+        Returns once the new page's widget is ready (the old page's widget is marked first:
+        on a busy machine the address can change before the new content is in)."""
         self.page.evaluate(
             """(href) => {
+                document.querySelectorAll(".tryit").forEach((el) => { el.dataset.left = ""; });
                 const a = document.createElement("a");
                 a.href = href;
                 document.querySelector("article").appendChild(a);
@@ -60,7 +63,7 @@ class Visit:
             self.base_url + path,
         )
         self.page.wait_for_url(self.base_url + path)
-        self.page.wait_for_selector(".tryit[data-state='idle']")
+        self.page.wait_for_selector(".tryit[data-state='idle']:not([data-left])")
         assert self.page.evaluate("window.__sameDocument") == 1, "instant navigation"
 
     def widget(self) -> Any:
