@@ -2,12 +2,13 @@
 editor, each attack stepped to its end must leave the site's page, storage and location as
 they were, and the run must still end as a run does.
 
-Headless Chromium against the built site, one browser context per attack (its own storage).
-The runtime of each starts from the prepared interpreter (a host serving the ``.br`` copies,
-a fast link: a few seconds), once, on another recipe's page; the attack's page is then
-reached by the theme's instant navigation, so the same warm runtime runs it. Both ways in run
-in that context, one after the other: the link (``#tryit=``, made by the site's own encoder),
-then the same code typed into the editor.
+Headless Chromium against the built site. The attacks share one browser context, made warm
+once: its runtime started from the prepared interpreter (a host serving the ``.br`` copies, a
+fast link) on another recipe's page, and what the worker keeps stored. Each attack must leave
+that context as it found it, which it checks before and after each of its two ways in, one
+after the other: the link (``#tryit=``, made by the site's own encoder, opened as a new
+page), then the same code typed into the editor. After an attack that fails, the next one
+gets a new warm context (so one attack's leftovers never fail another).
 
 The hedron attacks replace ``jobs-poll``'s page with markup of their own (its htmx and
 hedron.js kept, so htmx runs). The worker attacks are Python: edited code reaches the
@@ -278,6 +279,9 @@ SET_TEXT = """async (text) => {
   const view = EditorView.findFromDOM(document.querySelector(".tryit .cm-editor"));
   view.dispatch({ changes: { from: 0, to: view.state.doc.length, insert: text } });
 }"""
+FORGET_EDITS = """() => Object.keys(localStorage)
+  .filter((key) => key.startsWith("tryit:edits:"))
+  .forEach((key) => localStorage.removeItem(key))"""
 KEPT = "() => globalThis.__tryitRuntime.kept !== undefined"
 STORED = f"() => globalThis.__tryitRuntime.saved !== undefined && ({KEPT})()"
 # A script in the frame (given by the debugger: the policy would refuse the page's own):
@@ -308,16 +312,43 @@ def host(built_site: Path) -> Iterator[StaticServer]:
         yield server
 
 
+def _warm(chromium: Any, host: StaticServer) -> Visit:
+    """A new browser context whose runtime is ready and has stored what it keeps."""
+    visit = Visit(chromium, host.url)
+    visit.page.add_init_script("globalThis.TRYIT_SIMULATE_LINK = 'fast'")
+    visit.goto(f"recipes/{WARM}/")
+    visit.click("step", timeout=LOAD_MS)
+    visit.page.wait_for_function(STORED, timeout=LOAD_MS)
+    visit.click("reset")
+    return visit
+
+
+@pytest.fixture(scope="module")
+def warm() -> Iterator[list[Visit]]:
+    """The module's warm context, once made (see the module docstring)."""
+    made: list[Visit] = []
+    yield made
+    for visit in made:
+        visit.close()
+
+
 @pytest.fixture
-def visit(chromium: Any, host: StaticServer) -> Iterator[Visit]:
-    """A fresh browser context whose runtime is ready and has stored what it keeps."""
-    with Visit(chromium, host.url) as visit:
-        visit.page.add_init_script("globalThis.TRYIT_SIMULATE_LINK = 'fast'")
-        visit.goto(f"recipes/{WARM}/")
-        visit.click("step", timeout=LOAD_MS)
-        visit.page.wait_for_function(STORED, timeout=LOAD_MS)
-        visit.click("reset")
-        yield visit
+def visit(
+    chromium: Any, host: StaticServer, warm: list[Visit], request: pytest.FixtureRequest
+) -> Iterator[Visit]:
+    """The warm context, with no request or error of an earlier attack on record, and
+    without the edit an earlier attack typed (which the reader's browser keeps)."""
+    if not warm:
+        warm.append(_warm(chromium, host))
+    visit = warm[0]
+    visit.goto(f"recipes/{WARM}/")  # a new page (the link is then a new page again, too)
+    visit.page.evaluate(FORGET_EDITS)
+    visit.requests.clear()
+    visit.errors.clear()
+    failed = request.session.testsfailed
+    yield visit
+    if request.session.testsfailed != failed:
+        warm.pop().close()
 
 
 def _frame(visit: Visit) -> Any:
