@@ -181,7 +181,9 @@ async def _poll_load(port: int, ids: list[str], duration: float, interval: float
             connected.set()
         await connected.wait()
         try:
-            while time.monotonic() < deadline:
+            first = True  # each poller asks at least once, however late it starts
+            while first or time.monotonic() < deadline:
+                first = False
                 t0 = time.perf_counter()
                 try:
                     code = await _get(reader, writer, request)

@@ -23,5 +23,9 @@ def test_bench_jobs_short_run_reports_numbers_and_no_errors() -> None:
     assert "sqlite    :" in out
     assert "20 concurrent pollers" in out
     assert "errors    : 0" in out
+    # every poller was answered, through a window of the second asked for (how many answers
+    # fit in it is the benchmark's figure, not a pass mark: a busy machine gives one each)
     requests = int(out.split("requests  : ")[1].split()[0])
-    assert requests > 20
+    assert requests >= 20
+    window = float(out.split("20 concurrent pollers for ")[1].split()[0])
+    assert window >= 1.0

@@ -23,6 +23,7 @@ import gzip as gzip_module
 import http.server
 import io
 import os
+import sys
 import threading
 from pathlib import Path
 from types import TracebackType
@@ -122,11 +123,20 @@ class _Server(http.server.ThreadingHTTPServer):
     def __init__(self, *args: object, **kwargs: object) -> None:
         super().__init__(*args, **kwargs)  # type: ignore[arg-type]
         self.log: list[tuple[str, int]] = []
+        self.log_file: Path | None = None
         self._lock = threading.Lock()
+
+    def handle_error(self, request: object, client_address: object) -> None:
+        """A client that hangs up early (a page closed, a download given up) is no error."""
+        if not isinstance(sys.exc_info()[1], ConnectionError):
+            super().handle_error(request, client_address)  # type: ignore[arg-type]
 
     def record(self, path: str, size: int) -> None:
         with self._lock:
             self.log.append((path, size))
+            if self.log_file:
+                with open(self.log_file, "a", encoding="utf-8") as log:
+                    log.write(f"{path}\t{size}\n")
 
 
 class StaticServer:
@@ -142,6 +152,8 @@ class StaticServer:
         gzip: Compress text responses on the fly for clients that accept gzip (as most
             hosts do).
         port: The port to listen on (``0``: a free one).
+        log_file: A file to append each served ``path<TAB>bytes`` to, besides :attr:`log`
+            (for readers in other processes).
 
     Raises:
         OSError: ``port`` is taken.
@@ -156,6 +168,7 @@ class StaticServer:
         precompressed: bool = False,
         gzip: bool = False,
         port: int = 0,
+        log_file: Path | None = None,
     ) -> None:
         handler_cls: type[_Handler] = _Handler
         overrides: dict[str, object] = {
@@ -169,6 +182,7 @@ class StaticServer:
         self.root = root
         handler = functools.partial(handler_cls, directory=str(root))
         self._server = _Server(("127.0.0.1", port), handler)
+        self._server.log_file = log_file
         self._thread = threading.Thread(target=self._server.serve_forever, daemon=True)
 
     @property
