@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import socket
 import struct
+import subprocess
 import threading
 import urllib.request
 from collections.abc import Callable, Iterator
@@ -105,20 +106,32 @@ def test_a_process_waits_for_the_build_then_gets_the_site(
     assert site.log == [("/", len(f"built for {site.url}"))]
 
 
-def test_a_failed_build_is_told_to_every_process_with_its_output(
-    tmp_path: Path, start_host: Callable[[Callable[[Path, str], None]], Host]
-) -> None:
-    def broken(target: Path, url: str) -> None:
-        raise SiteNotBuilt("Error: the nav names a page that does not exist")
+def _broken(target: Path, url: str) -> None:
+    raise SiteNotBuilt("Error: the nav names a page that does not exist")
 
-    host = start_host(broken)
+
+def _timed_out(target: Path, url: str) -> None:
+    raise subprocess.TimeoutExpired(["mkdocs", "build"], 900)
+
+
+@pytest.mark.parametrize(
+    ("build", "told"),
+    [(_broken, "names a page that does not exist"), (_timed_out, "timed out after 900")],
+)
+def test_a_failed_build_is_told_to_every_process_with_its_output(
+    tmp_path: Path,
+    start_host: Callable[[Callable[[Path, str], None]], Host],
+    build: Callable[[Path, str], None],
+    told: str,
+) -> None:
+    host = start_host(build)
     readers = [_waiting_reader(tmp_path / "shared") for _ in range(2)]
     host.finish_build()
     for reader, got in readers:
         reader.join(30)
         [failure] = got
         assert isinstance(failure, SiteNotBuilt)
-        assert "names a page that does not exist" in str(failure)
+        assert told in str(failure)
 
 
 def test_a_client_that_hangs_up_early_prints_nothing(
@@ -138,3 +151,11 @@ def test_a_client_that_hangs_up_early_prints_nothing(
         with urllib.request.urlopen(server.url + "big.bin", timeout=10) as response:
             assert len(response.read()) == 20_000_000
     assert capfd.readouterr().err == ""
+
+
+def test_a_host_that_ended_before_its_build_did_is_told(tmp_path: Path) -> None:
+    folder = tmp_path / "shared"
+    folder.mkdir()
+    (folder / ".lock").touch()  # a host took the lock, and is gone
+    with pytest.raises(SiteNotBuilt, match="ended before its build did"):
+        shared(folder)

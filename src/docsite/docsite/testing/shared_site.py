@@ -100,6 +100,8 @@ def shared(folder: Path) -> SharedSite | None:
     with locked(folder / ".lock", shared=True):
         if (folder / "failed").is_file():
             raise SiteNotBuilt((folder / "failed").read_text(encoding="utf-8"))
+        if not (folder / "built-for").is_file():
+            raise SiteNotBuilt(f"the site's host in {folder} ended before its build did")
         return SharedSite(folder, (folder / "built-for").read_text(encoding="utf-8"))
 
 
@@ -124,8 +126,11 @@ def host(
             announce("building")
             try:
                 build(folder / "site", server.url)
-            except SiteNotBuilt as failure:
-                (folder / "failed").write_text(str(failure), encoding="utf-8")
+            except Exception as failure:  # told to the tests, which wait for it
+                told = str(failure)
+                if not isinstance(failure, SiteNotBuilt):
+                    told = f"{type(failure).__name__}: {told}"
+                (folder / "failed").write_text(told, encoding="utf-8")
             else:
                 (folder / "built-for").write_text(server.url, encoding="utf-8")
         until()
