@@ -10,6 +10,7 @@ import socket
 import struct
 import subprocess
 import threading
+import time
 import urllib.request
 from collections.abc import Callable, Iterator
 from pathlib import Path
@@ -103,6 +104,10 @@ def test_a_process_waits_for_the_build_then_gets_the_site(
     assert site.root == tmp_path / "shared" / "site"
     with urllib.request.urlopen(site.url, timeout=10) as response:
         assert response.read().decode() == f"built for {site.url}"
+    # the server writes its log line once it has sent the page: no event tells the client
+    deadline = time.monotonic() + 10
+    while not site.log and time.monotonic() < deadline:
+        time.sleep(0.01)
     assert site.log == [("/", len(f"built for {site.url}"))]
 
 
