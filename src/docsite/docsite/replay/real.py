@@ -1,7 +1,8 @@
 """Every recipe for real, recorded in its transcript's own format.
 
-The recipe's app runs under uvicorn on 127.0.0.1 with the real clock and ``local_runner``'s
-worker threads, wrapped by the same recorder as the demo (``tryit._record.RecordingApp``):
+The recipe's app runs under uvicorn on 127.0.0.1, in a process of its own, with the real clock
+and ``local_runner``'s worker threads, wrapped by the same recorder as the demo
+(``tryit._record.RecordingApp``; :mod:`replay.stack`):
 
 - hedron recipes: headless Chromium opens ``[demo] page`` with the htmx the app serves,
   clicks ``[demo] click`` as soon as htmx has started, and the replay waits on the recorded
@@ -24,17 +25,15 @@ import re
 import subprocess
 import sys
 import tempfile
-import threading
 import time
 from collections.abc import Callable, Iterator
 from typing import Any
 
 from docsite.paths import DOCS
-from docsite.replay._environ import copied, job_runner
+from docsite.replay.recording_server import printed_lines
 from docsite.replay.stack import Served, real_stack
-from docsite.testing.live_server import serve
-from tryit._record import Recorder, RecordingApp
-from tryit._server import engine_verdict, runner_of, static_prefix
+from tryit._record import Recorder
+from tryit._server import engine_verdict
 from tryit.recipe import Recipe
 
 QUIET_INTERVALS = 1.5  # a page that sent nothing for this many poll intervals has stopped
@@ -42,32 +41,13 @@ SLACK_S = 15.0  # beyond the window: a slow machine's start-up
 
 
 @contextlib.contextmanager
-def real_app(recipe: Recipe, recorder: Recorder) -> Iterator[str]:
-    """The recipe's app, freshly imported, under uvicorn behind ``recorder``; its base URL."""
-    with job_runner("threads"):  # as under uvicorn: local_runner's threads
-        module = recipe.load(recipe.app_file)
-    runner = runner_of(recipe, module)
-    try:
-        app = RecordingApp(module.app, recorder, skip=static_prefix(module.app))
-        with serve(app) as base_url:
-            yield base_url
-    finally:
-        stop = getattr(runner, "stop", None)
-        if callable(stop):
-            stop()
-
-
-@contextlib.contextmanager
-def served(recipe: Recipe, recorder: Recorder) -> Iterator[Served]:
-    """The recipe's app, answering for real: in this process (:func:`real_app`), or, for a
-    recipe with a ``[real]`` table, in processes of its own beside its services and workers
-    (:func:`replay.stack.real_stack`)."""
-    if recipe.real is not None:
-        with real_stack(recipe, recorder) as stack:
-            yield stack
-        return
-    with real_app(recipe, recorder) as base_url:
-        yield Served(base_url, recipe.folder, copied())
+def served(
+    recipe: Recipe, recorder: Recorder, client_output: int | None = None
+) -> Iterator[Served]:
+    """The recipe's app, answering for real in a process of its own, beside the services and
+    workers of its ``[real]`` table if it has one (:func:`replay.stack.real_stack`)."""
+    with real_stack(recipe, recorder, client_output) as stack:
+        yield stack
 
 
 def _recorder(recipe: Recipe, **kwargs: Any) -> Recorder:
@@ -173,69 +153,38 @@ async def replay_hedron(browser: Any, recipe: Recipe) -> Recorder:
 # --- resq: python client.py -------------------------------------------------------------------
 
 
-class _Output:
-    """What the client printed so far, read without blocking (as each request arrives)."""
-
-    def __init__(self, recorder: Recorder) -> None:
-        self._recorder = recorder
-        self._fd: int | None = None
-        self._pending = b""
-        self._lock = threading.Lock()
-
-    def attach(self, fd: int) -> None:
-        os.set_blocking(fd, False)
-        self._fd = fd
-
-    def drain(self, *, final: bool = False) -> None:
-        with self._lock:
-            if self._fd is None:
-                return
-            while True:
-                try:
-                    chunk = os.read(self._fd, 65536)
-                except BlockingIOError:
-                    break
-                if not chunk:
-                    break
-                self._pending += chunk
-            *lines, self._pending = self._pending.split(b"\n")
-            if final and self._pending:
-                lines.append(self._pending)
-            for line in lines:
-                self._recorder.printed(line.decode("utf-8", "replace").rstrip("\r"))
-
-
 _RAISED = re.compile(r"^(?P<kind>[A-Za-z_][\w.]*): ?(?P<text>.*)$")
 
 
 def replay_client(recipe: Recipe) -> Recorder:
     """Run the app (``server.py`` or ``app.py``) for real and ``python client.py`` against
     it."""
-    output: _Output
-    recorder = _recorder(
-        recipe, ok=engine_verdict(recipe.demo.adapter), before_request=lambda: output.drain()
-    )
-    output = _Output(recorder)
-    with served(recipe, recorder) as app, tempfile.TemporaryFile() as errors:
-        env = {**app.env, "BASE_URL": app.base_url, "PYTHONUNBUFFERED": "1"}
-        env.pop("HEDRON_JOB_RUNNER", None)
-        with subprocess.Popen(
-            [sys.executable, "client.py"],
-            cwd=app.folder,
-            env=env,
-            stdout=subprocess.PIPE,
-            stderr=errors,
-        ) as client:
-            assert client.stdout is not None
-            output.attach(client.stdout.fileno())
-            try:
-                client.wait(timeout=recipe.demo.window + SLACK_S)
-            except subprocess.TimeoutExpired:
-                client.kill()
-                raise
-            output.drain(final=True)
-        errors.seek(0)
-        stderr = errors.read().decode("utf-8", "replace")
+    recorder = _recorder(recipe, ok=engine_verdict(recipe.demo.adapter))
+    # what the client prints: the app's process reads it as each request arrives
+    # (replay.recording_server), this one what is left once the app has stopped
+    output, printing = os.pipe()
+    try:
+        with served(recipe, recorder, output) as app, tempfile.TemporaryFile() as errors:
+            env = {**app.env, "BASE_URL": app.base_url}
+            argv = [sys.executable, "client.py"]
+            with subprocess.Popen(
+                argv, cwd=app.folder, env=env, stdout=printing, stderr=errors
+            ) as client:
+                os.close(printing)
+                printing = -1
+                try:
+                    client.wait(timeout=recipe.demo.window + SLACK_S)
+                except subprocess.TimeoutExpired:
+                    client.kill()
+                    raise
+            errors.seek(0)
+            stderr = errors.read().decode("utf-8", "replace")
+        for line in printed_lines(output):  # the app has stopped and told all it read
+            recorder.printed(line)
+    finally:
+        os.close(output)
+        if printing != -1:
+            os.close(printing)
     if client.returncode == 0:
         recorder.returned()
     else:

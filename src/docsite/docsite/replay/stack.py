@@ -1,14 +1,20 @@
-"""A real run of a recipe with a ``[real]`` table: separate processes, as a reader runs it.
+"""A recipe's real run, in processes of its own, as a reader runs it.
 
 The recipe's files are copied into a temporary folder (a SQLite file or anything else the app
 writes stays there) and everything runs in that folder, on loopback:
 
-1. the services the table names: ``redis``, a real ``redis-server`` on a free port, whose URL
-   is ``HEDRON_REDIS_URL`` for every process after it;
-2. the workers (Celery, RQ), each waited for until it prints its ``ready`` text;
-3. the app, in a process of its own (:mod:`replay.recording_server`) behind the same recorder
-   as every run; with ``restart``, it is stopped at ``stop`` seconds as Ctrl+C stops it, and
-   started again at ``start`` (``# t=...`` lines in the transcript say when).
+1. for a recipe with a ``[real]`` table, the services it names: ``redis``, a real
+   ``redis-server`` on a free port, whose URL is ``HEDRON_REDIS_URL`` for every process after
+   it;
+2. the table's workers (Celery, RQ), each waited for until it prints its ``ready`` text;
+3. the app (``server.py`` or ``app.py``), under uvicorn in a process of its own
+   (:mod:`replay.recording_server`) behind the same recorder as every run, its jobs on
+   ``local_runner``'s threads as under ``uvicorn app:app``; with ``restart``, it is stopped at
+   ``stop`` seconds as Ctrl+C stops it, and started again at ``start`` (``# t=...`` lines in
+   the transcript say when).
+
+A process of its own, not a thread of the caller's: many runs go side by side, and on a busy
+machine apps sharing one interpreter delayed each other's jobs past a poll.
 
 The client (``python client.py``, or the page in Chromium) is the caller's
 (:mod:`replay.real`). Every process is stopped at the end, whatever happened.
@@ -32,7 +38,6 @@ from pathlib import Path
 from string import Template
 from typing import IO, Any
 
-from docsite.replay._environ import copied
 from docsite.testing.processes import ManagedProcess
 from docsite.testing.redis_server import RedisServer, free_port
 from tryit._record import Recorder
@@ -52,12 +57,21 @@ class Served:
 
 
 class AppProcess:
-    """The recipe's app under uvicorn in a process of its own, its requests recorded."""
+    """The recipe's app under uvicorn in a process of its own, its requests recorded (and,
+    given ``output``, the read end of the client's standard output, what the client printed
+    before each)."""
 
     def __init__(
-        self, recipe: Recipe, served: Served, recorder: Recorder, port: int, log: IO[bytes]
+        self,
+        recipe: Recipe,
+        served: Served,
+        recorder: Recorder,
+        port: int,
+        log: IO[bytes],
+        output: int | None = None,
     ) -> None:
         self.recipe, self.served, self.recorder, self.port = recipe, served, recorder, port
+        self._output = output
         self._proc: subprocess.Popen[bytes] | None = None
         self._ready = threading.Event()
         self._reader: threading.Thread | None = None
@@ -73,16 +87,17 @@ class AppProcess:
                 sys.executable,
                 "-m",
                 "docsite.replay.recording_server",
-                "app:app",
+                f"{Path(self.recipe.app_file).stem}:app",
                 str(self.port),
                 str(write),
+                *([] if self._output is None else [str(self._output)]),
             ],
             cwd=self.served.folder,
             env=env,
             stdin=subprocess.PIPE,
             stdout=self._log,
             stderr=subprocess.STDOUT,
-            pass_fds=(write,),
+            pass_fds=(write,) if self._output is None else (write, self._output),
             start_new_session=True,
         )
         os.close(write)
@@ -109,6 +124,8 @@ class AppProcess:
                 message: dict[str, Any] = json.loads(line)
                 if "ready" in message:
                     self._ready.set()
+                elif "printed" in message:
+                    self.recorder.printed(message["printed"])
                 elif "arrived" in message:
                     self.recorder.arrived(message["arrived"])
                 else:
@@ -170,7 +187,7 @@ def _restart(
 
 
 def _environment(recipe: Recipe, folder: Path) -> dict[str, str]:
-    env = {**copied(), "PYTHONUNBUFFERED": "1"}
+    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
     env.pop("HEDRON_JOB_RUNNER", None)  # local_runner picks threads, as under uvicorn
     env["PATH"] = os.pathsep.join([str(Path(sys.executable).parent), env.get("PATH", "")])
     env.update(dict(recipe.real.env if recipe.real else ()))
@@ -178,19 +195,24 @@ def _environment(recipe: Recipe, folder: Path) -> dict[str, str]:
 
 
 @contextlib.contextmanager
-def real_stack(recipe: Recipe, recorder: Recorder) -> Iterator[Served]:
-    """The recipe's services, workers and app, running; where the app answers."""
+def real_stack(
+    recipe: Recipe, recorder: Recorder, client_output: int | None = None
+) -> Iterator[Served]:
+    """The recipe's services and workers (its ``[real]`` table's) and its app, running; where
+    the app answers. ``client_output``: the read end of the pipe the caller's client will
+    print into (:class:`AppProcess`)."""
     real = recipe.real
-    if real is None:
-        raise ValueError(f"recipe {recipe.name}: it has no [real] table")
+    services = real.services if real is not None else ()
+    workers = real.workers if real is not None else ()
+    restart = real.restart if real is not None else None
     with tempfile.TemporaryDirectory(prefix=f"real-{recipe.name}-") as tmp:
         folder = Path(tmp) / recipe.name
         shutil.copytree(recipe.folder, folder, ignore=shutil.ignore_patterns("__pycache__"))
         env = _environment(recipe, folder)
         with contextlib.ExitStack() as stack:
-            if "redis" in real.services:
+            if "redis" in services:
                 env["HEDRON_REDIS_URL"] = stack.enter_context(RedisServer()).url
-            for i, worker in enumerate(real.workers):
+            for i, worker in enumerate(workers):
                 argv = [Template(word).safe_substitute(env) for word in worker.argv]
                 proc = ManagedProcess(f"{recipe.name}-worker{i}", argv, env, cwd=folder)
                 stack.callback(proc.close)
@@ -198,11 +220,11 @@ def real_stack(recipe: Recipe, recorder: Recorder) -> Iterator[Served]:
             port = free_port()
             served = Served(f"http://127.0.0.1:{port}", folder, env)
             log = stack.enter_context(tempfile.TemporaryFile())
-            app = AppProcess(recipe, served, recorder, port, log)
+            app = AppProcess(recipe, served, recorder, port, log, client_output)
             stack.callback(app.stop)
             app.spawn()
-            standby = AppProcess(recipe, served, recorder, port, log)  # the restart's
-            if real.restart is not None:
+            standby = AppProcess(recipe, served, recorder, port, log, client_output)  # restart's
+            if restart is not None:
                 stack.callback(standby.stop)
                 standby.spawn()
             app.go()
@@ -210,7 +232,7 @@ def real_stack(recipe: Recipe, recorder: Recorder) -> Iterator[Served]:
             done = threading.Event()
             apps = (app, standby)
             thread = threading.Thread(target=_restarts, args=(apps, recorder, done, failed))
-            if real.restart is not None:
+            if restart is not None:
                 thread.start()
             try:
                 yield served
