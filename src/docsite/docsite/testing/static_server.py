@@ -9,7 +9,8 @@ the type of ``NAME``) when that file exists, even where ``NAME`` itself does not
 ``gzip=True`` it behaves like a host that compresses on the fly and knows nothing of brotli
 (GitHub Pages and many others): a text response (pages, scripts, styles, JSON) goes out
 gzip-compressed to a client that accepts gzip; other types, such as the build's ``.gz``
-copies, go out as they are.
+copies, go out as they are. With ``gz_labelled=True`` it behaves like a host that labels the
+build's ``.gz`` copies ``Content-Encoding: gzip``, so that the browser inflates them.
 
 Example:
     >>> with StaticServer(Path("site")) as server:  # doctest: +SKIP
@@ -56,6 +57,7 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
     no_store = False  # send "Cache-Control: no-store" and no Last-Modified
     precompressed = False  # serve NAME.br for NAME to clients that accept br
     gzip = False  # compress text responses on the fly for clients that accept gzip
+    gz_labelled = False  # label .gz files "Content-Encoding: gzip"
     _encoded: str | None = None  # the plain file's path while NAME.br is being served
 
     def send_head(self):  # type: ignore[no-untyped-def]
@@ -106,6 +108,8 @@ class _Handler(http.server.SimpleHTTPRequestHandler):
             super().send_header("Vary", "Accept-Encoding")
         if self._encoded:
             super().send_header("Content-Encoding", "br")
+        elif self.gz_labelled and self.path.split("?", 1)[0].endswith(".gz"):
+            super().send_header("Content-Encoding", "gzip")
         super().end_headers()
 
     def log_message(self, format: str, *args: object) -> None:
@@ -151,6 +155,8 @@ class StaticServer:
             accept brotli (as a host set up for precompressed files does).
         gzip: Compress text responses on the fly for clients that accept gzip (as most
             hosts do).
+        gz_labelled: Label ``.gz`` files ``Content-Encoding: gzip`` (as some hosts do): the
+            browser inflates them.
         port: The port to listen on (``0``: a free one).
         log_file: A file to append each served ``path<TAB>bytes`` to, besides :attr:`log`
             (for readers in other processes).
@@ -167,6 +173,7 @@ class StaticServer:
         no_store: bool = False,
         precompressed: bool = False,
         gzip: bool = False,
+        gz_labelled: bool = False,
         port: int = 0,
         log_file: Path | None = None,
     ) -> None:
@@ -175,6 +182,7 @@ class StaticServer:
             "no_store": no_store,
             "precompressed": precompressed,
             "gzip": gzip,
+            "gz_labelled": gz_labelled,
         }
         if mime_types:  # e.g. a wrong wasm type, to test the widget's load timeout
             overrides["extensions_map"] = {**_Handler.extensions_map, **mime_types}
