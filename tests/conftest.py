@@ -8,7 +8,7 @@ from typing import Any
 
 import pytest
 
-from docsite.testing.browser import chromium_browser
+from docsite.testing.browser import TEST_ARGS, chromium_browser
 from docsite.testing.live_server import serve
 from docsite.testing.redis_server import RedisServer, running_redis
 from tests._support.selection import about, wanted_recipes
@@ -26,8 +26,9 @@ def pytest_addoption(parser: pytest.Parser) -> None:
 
 @pytest.fixture(scope="module")
 def chromium() -> Iterator[Any]:
-    """Headless Debian Chromium (module-scoped: see ``docsite.testing.browser`` for why)."""
-    with chromium_browser() as browser:
+    """Headless Debian Chromium (module-scoped, WebAssembly by the baseline compiler only: see
+    ``docsite.testing.browser`` for why)."""
+    with chromium_browser(TEST_ARGS) as browser:
         yield browser
 
 

@@ -45,9 +45,10 @@ from pathlib import Path
 from typing import Any
 
 from docsite.paths import REPO as ROOT
-from docsite.testing.browser import CHROMIUM, CHROMIUM_ARGS  # as the tests run it
+from docsite.testing.browser import CHROMIUM, CHROMIUM_ARGS
 from docsite.testing.static_server import StaticServer
 
+# as the tests run it, less their TEST_ARGS: readers get V8's optimizing compiler for wasm too
 ARGS = CHROMIUM_ARGS
 NOT_BUSY = "() => document.querySelector('.tryit').getAttribute('aria-busy') === 'false'"
 SAVED = "() => globalThis.__tryitRuntime.saved !== undefined"

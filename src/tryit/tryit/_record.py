@@ -80,8 +80,6 @@ class Recorder:
             then not used).
         window: hedron: seconds after which the page is said to have given up.
         ok: resq: the engine's own verdict on a status (its ``raise_for_status`` rule).
-        before_request: Called as each request arrives (the real replay reads what the client
-            printed so far, so ``> `` lines keep their place).
         origin_from_page: A real page's run: times count from :meth:`page_ready` only (its
             own request comes before it).
     """
@@ -94,7 +92,6 @@ class Recorder:
         precision: float | None = None,
         window: float = 30.0,
         ok: Callable[[int], bool] | None = None,
-        before_request: Callable[[], None] | None = None,
         origin_from_page: bool = False,
     ) -> None:
         # (arrival in clock seconds, or None for a line without a time; the rest of the line)
@@ -105,7 +102,6 @@ class Recorder:
         self._clock, self._interval, self._window = clock, interval, window
         self._precision = precision
         self._ok = ok or (lambda status: 200 <= status < 300)
-        self._before = before_request
         self._origin_from_page = origin_from_page
         self._origin: float | None = None
         self._changed = threading.Condition()
@@ -135,8 +131,6 @@ class Recorder:
     def arrived(self, at: float | None = None) -> float:
         """A request arrived (at ``at``, clock seconds, when another process tells): its
         time."""
-        if self._before is not None:
-            self._before()
         now = self._clock() if at is None else at
         with self._changed:
             if self._origin is None and not self._origin_from_page:
