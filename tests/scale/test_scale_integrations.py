@@ -237,12 +237,14 @@ def test_run_job_stops_at_the_next_sleep_after_cancel(redis_backend: RedisJobBac
 def test_run_job_renews_its_lease_while_the_task_runs(redis_backend: RedisJobBackend) -> None:
     seen: list[bool] = []
 
+    # The lease is renewed every third of it (every 0.5 s), so a renewal may come up to 1 s
+    # late on a busy machine before the lease lapses; the task outlives the lease by 0.5 s.
     async def long(ctx: TaskContext) -> None:
-        await asyncio.sleep(0.5)  # longer than the lease, no ctx calls at all
+        await asyncio.sleep(2.0)  # longer than the lease, no ctx calls at all
         seen.append(redis_backend.claim(ctx.job_id, worker="thief", lease_s=1) is None)
 
     job = redis_backend.submit("long", {}, **ALICE)
-    assert run_job(redis_backend, {"long": long}, job.id, worker="w", lease_s=0.3) is (
+    assert run_job(redis_backend, {"long": long}, job.id, worker="w", lease_s=1.5) is (
         JobState.SUCCEEDED
     )
     assert seen == [True]
