@@ -21,7 +21,8 @@ Steps (each cached; rerun only when its inputs change):
    worker in headless Chromium, which a first visit on a fast link restores instead of
    starting afresh, and the bundle and the standard library without the modules it has
    imported, which that restore downloads instead of the whole files
-   (``prepared.py``);
+   (``prepared.py``); it starts as a copy of the plain runtime, so the files are compressed
+   once for both;
 8. htmx, taken from hedron's build (same pinned npm package);
 9. ``tryit-files.json``, the index of the served files and their sha256 (:func:`write_index`):
    the worker keeps the files it downloads in the browser's Cache Storage under those hashes,
@@ -417,16 +418,33 @@ def write_manifests(folder: Path, info: dict[str, object], *, prepared: bool = F
     out the prepared interpreter (and removes an older one's files), about 20 s less."""
     lock = lockfile.write_lock(folder, info, folder / LOCK_NAME)
     manifest = bundle.write_bundle(folder, lock)
-    br_only = precompressed.compress_runtime(folder, manifest, folder / bundle.MANIFEST)
+    precompressed.compress_runtime(folder, manifest, folder / bundle.MANIFEST)
     shipped = prepared_module
+    for name in (shipped.FILE, *shipped.REST.values()):
+        for copy in folder.glob(f"{name}.*"):
+            copy.unlink()
     if prepared:
-        manifest["snapshot"] = shipped.make(folder)
+        _add_prepared(folder)
     else:
-        for name in (shipped.FILE, *shipped.REST.values()):
-            for copy in folder.glob(f"{name}.*"):
-                copy.unlink()
+        _write_index_files(folder, manifest)
+
+
+def _add_prepared(folder: Path) -> None:
+    """Add the prepared interpreter to ``folder``, a finished runtime without one (or a copy of
+    it: the prepared runtime starts as a copy of the plain one, whose files, compressed copies
+    included, are the same), then write its manifest and index again."""
+    for name in (INDEX_NAME, *(f"{json_file}.br" for json_file in precompressed.JSON_FILES)):
+        (folder / name).unlink(missing_ok=True)  # written last, once the snapshot is in
+    manifest = json.loads((folder / bundle.MANIFEST).read_text(encoding="utf-8"))
+    manifest["snapshot"] = prepared_module.make(folder)
+    _write_index_files(folder, manifest)
+
+
+def _write_index_files(folder: Path, manifest: dict[str, object]) -> None:
+    """The manifest, the index and their brotli copies: what :func:`write_manifests` writes
+    last."""
     (folder / bundle.MANIFEST).write_text(json.dumps(manifest, separators=(",", ":")), "utf-8")
-    write_index(folder, manifest, br_only)
+    write_index(folder, manifest, precompressed.br_only(folder, manifest))
     precompressed.compress_json(folder, INDEX_NAME)
 
 
@@ -456,6 +474,13 @@ def _build(*, force: bool, prepared: bool) -> Path:
         return target
     staging = target.with_name(target.name + ".new")
     shutil.rmtree(staging, ignore_errors=True)
+    if prepared:  # the plain runtime's files, compressed once for both, and the snapshot
+        shutil.copytree(_build(force=False, prepared=False), staging)
+        _add_prepared(staging / "pyodide")
+        _stamp(staging, key)
+        shutil.rmtree(target, ignore_errors=True)
+        staging.replace(target)
+        return target
     pyodide_dir = staging / "pyodide"
     pyodide_dir.mkdir(parents=True)
     for name in PYODIDE_FILES:
@@ -466,7 +491,7 @@ def _build(*, force: bool, prepared: bool) -> Path:
             shutil.copy2(path, pyodide_dir / path.name)
     info = json.loads((parts[0] / "pyodide-lock.json").read_text())["info"]
     precompress(pyodide_dir)
-    write_manifests(pyodide_dir, info, prepared=prepared)
+    write_manifests(pyodide_dir, info)
     shutil.copy2(HTMX, staging / "htmx.min.js")
     _stamp(staging, key)
     shutil.rmtree(target, ignore_errors=True)

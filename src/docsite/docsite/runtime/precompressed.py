@@ -52,24 +52,28 @@ def _brotli(folder: Path, pairs: dict[str, str]) -> None:
     subprocess.run(["node", *args], check=True)
 
 
-def compress_runtime(folder: Path, manifest: dict[str, Any], manifest_path: Path) -> dict[str, str]:
+def compress_runtime(folder: Path, manifest: dict[str, Any], manifest_path: Path) -> None:
     """Write the ``.br`` copies of the big runtime files and of the shared libraries; add to
     the manifest what the worker downloads that way (``brotli``, on the wire, and ``plain``,
-    inflated) and write it again.
-
-    Returns the index entries (name: sha256 of the inflated bytes) of :data:`BR_ONLY`.
-    """
+    inflated) and write it again."""
     dynlibs = [str(lib["file"]) for lib in manifest["dynlibs"]]
     _brotli(folder, {**BIG, **{name: name for name in dynlibs}})
     stored = gzip.decompress((folder / BIG["python_stdlib.stored.zip"]).read_bytes())
-    only = {"python_stdlib.stored.zip": hashlib.sha256(stored).hexdigest()}
-    only["site-packages.bin"] = str(manifest["sha256"])
     plain = {"python_stdlib.stored.zip": len(stored), "site-packages.bin": int(manifest["size"])}
     download = (*DOWNLOAD, *dynlibs)
     manifest["plain"] = sum(plain.get(n) or (folder / n).stat().st_size for n in download)
     manifest["brotli"] = sum((folder / (n + ".br")).stat().st_size for n in download)
     manifest_path.write_text(json.dumps(manifest, separators=(",", ":")), encoding="utf-8")
-    return only
+
+
+def br_only(folder: Path, manifest: dict[str, Any]) -> dict[str, str]:
+    """The index entries (name: sha256 of the inflated bytes) of :data:`BR_ONLY`, the files
+    served only as ``.br``, for the runtime in ``folder`` and its ``manifest``."""
+    stored = gzip.decompress((folder / BIG["python_stdlib.stored.zip"]).read_bytes())
+    return {
+        "python_stdlib.stored.zip": hashlib.sha256(stored).hexdigest(),
+        "site-packages.bin": str(manifest["sha256"]),
+    }
 
 
 def compress_json(folder: Path, index: str) -> None:
