@@ -6,9 +6,12 @@ hang up."""
 
 from __future__ import annotations
 
+import os
+import signal
 import socket
 import struct
 import subprocess
+import sys
 import threading
 import time
 import urllib.request
@@ -164,3 +167,48 @@ def test_a_host_that_ended_before_its_build_did_is_told(tmp_path: Path) -> None:
     (folder / ".lock").touch()  # a host took the lock, and is gone
     with pytest.raises(SiteNotBuilt, match="ended before its build did"):
         shared(folder)
+
+
+# A host whose stand-in build runs a child that tells its pid through a fifo, then sleeps.
+STOPPED_MID_BUILD = """
+import subprocess, sys
+from pathlib import Path
+from docsite.testing import shared_site
+
+def build(target, url):
+    child = "import os, sys, time; open(sys.argv[1], 'w').write(str(os.getpid())); time.sleep(60)"
+    subprocess.run([sys.executable, "-c", child, sys.argv[2]], capture_output=True, check=True)
+
+if sys.argv[3] == "stops":
+    shared_site.stop_on_sigterm()
+shared_site.host(Path(sys.argv[1]), build=build)
+"""
+
+
+@pytest.mark.parametrize("handler", ["stops", "default"])
+def test_a_host_stopped_mid_build_ends_its_build(tmp_path: Path, handler: str) -> None:
+    """``scripts/test`` stops its host with SIGTERM when the run ends, perhaps before the
+    site is built: the build ends with the host (with Python's default handler it would go on
+    writing into the folder the script removes)."""
+    fifo = tmp_path / "build.pid"
+    os.mkfifo(fifo)
+    script = [sys.executable, "-c", STOPPED_MID_BUILD, str(tmp_path / "shared"), str(fifo)]
+    with subprocess.Popen([*script, handler], stdin=subprocess.PIPE) as host:
+        try:
+            child = int(fifo.read_text())  # once the build's child has started
+            host.terminate()
+            host.wait(timeout=30)
+            alive = _alive(child)
+        finally:
+            host.kill()
+        if alive:
+            os.kill(child, signal.SIGKILL)
+    assert alive is (handler == "default")
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    return True

@@ -23,6 +23,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import signal
 import subprocess
 import sys
 from collections.abc import Callable, Iterator
@@ -136,11 +137,23 @@ def host(
         until()
 
 
+def stop_on_sigterm() -> None:
+    """End this process on ``SIGTERM`` (how ``scripts/test`` stops its host) as on an error:
+    a build still running is killed with it (``subprocess.run`` kills its child when
+    interrupted), not left writing into a folder the script is removing."""
+
+    def stop(signum: int, frame: object) -> None:
+        raise SystemExit(128 + signum)
+
+    signal.signal(signal.SIGTERM, stop)
+
+
 def main(argv: list[str]) -> int:
     """``python -m docsite.testing.shared_site FOLDER``."""
     if len(argv) != 1:
         print("usage: python -m docsite.testing.shared_site FOLDER", file=sys.stderr)
         return 2
+    stop_on_sigterm()
     host(Path(argv[0]))
     return 0
 
