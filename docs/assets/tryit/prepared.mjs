@@ -12,7 +12,8 @@ import { fill, fitsHere, snapshotKey } from "./snapshot.mjs";
 // emulation (20 ms latency), a first visit with the snapshot (15.3 MB) / without (8.5 MB):
 // 20 Mbit/s 7.9 s / 7.2-8.0 s, 30 Mbit/s 6.0 s / 6.4-6.6 s, 40 Mbit/s 4.7-5.1 s / 5.6-5.8 s,
 // 60 Mbit/s 3.9-4.1 s / 5.4-6.0 s, loopback 1.7-1.8 s / 4.2-4.8 s. That file came at 0.9-1.3
-// MB/s on the 20 Mbit/s link, 1.5-1.7 at 30, 1.7-2.0 at 40, 1.5-2.6 at 60, 3.6-9.2 on loopback.
+// MB/s on the 20 Mbit/s link (1.7 once, on a machine busy building a site), 0.63-0.64 at 10,
+// 1.5-1.7 at 30, 1.7-2.0 at 40, 1.5-2.6 at 60, 3.6-9.2 on loopback.
 export const FAST_LINK = 1.6e6;
 
 // Bytes a second the link gave pyodide.asm.mjs (the first file of a quarter megabyte), from
