@@ -50,11 +50,14 @@ class Visit:
 
     def navigate(self, path: str) -> None:
         """Follow a same-site link the way a reader does (the theme's instant navigation).
-        Returns once the new page's widget is ready (the old page's widget is marked first:
-        on a busy machine the address can change before the new content is in)."""
+        Returns once the new page's content is in and its first widget, if it has one, is
+        ready (the old page's article and widgets are marked first: on a busy machine the
+        address can change before the new content is in)."""
         self.page.evaluate(
             """(href) => {
-                document.querySelectorAll(".tryit").forEach((el) => { el.dataset.left = ""; });
+                document.querySelectorAll("article, .tryit").forEach((el) => {
+                  el.dataset.left = "";
+                });
                 const a = document.createElement("a");
                 a.href = href;
                 document.querySelector("article").appendChild(a);
@@ -63,7 +66,9 @@ class Visit:
             self.base_url + path,
         )
         self.page.wait_for_url(self.base_url + path)
-        self.page.wait_for_selector(".tryit[data-state='idle']:not([data-left])")
+        self.page.wait_for_selector("article:not([data-left])", state="attached")
+        if self.page.locator(".tryit:not([data-left])").count():
+            self.page.wait_for_selector(".tryit[data-state='idle']:not([data-left])")
         assert self.page.evaluate("window.__sameDocument") == 1, "instant navigation"
 
     def widget(self) -> Any:
