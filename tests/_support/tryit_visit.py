@@ -44,8 +44,10 @@ class Visit:
         self.page.on("pageerror", lambda error: self.errors.append(str(error)))
 
     def goto(self, path: str) -> None:
+        """Load a page afresh; returns once its first widget, if it has one, has started."""
         self.page.goto(self.base_url + path)
-        self.page.wait_for_selector(".tryit[data-state]")
+        if self.page.locator(".tryit").count():  # in the page's HTML, so there once it loaded
+            self.page.wait_for_selector(".tryit[data-state]")
         self.page.evaluate("window.__sameDocument = 1")  # lost if a page load replaces it
 
     def navigate(self, path: str) -> None:

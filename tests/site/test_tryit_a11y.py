@@ -222,8 +222,7 @@ WHOLE_PAGES = ["recipes/taskflow/", "hedron/components/poll/", "resq/polling/"]
 
 
 def _open(visit: Visit, built_site: Path, path: str) -> None:
-    visit.page.goto(visit.base_url + path)
-    visit.page.wait_for_load_state("load")
+    visit.goto(path)
     if 'class="tryit"' in (built_site / path / "index.html").read_text():
         visit.page.wait_for_selector(".tryit[data-state='idle']")
 
@@ -252,7 +251,6 @@ def _check_content(
             visit.navigate(path)
         else:
             _open(visit, built_site, path)
-            visit.page.evaluate("window.__sameDocument = 1")
         palettes = []
         for turn in range(2):
             palettes.append(_switch_palette(visit) if turn else visit.page.evaluate(PALETTE))
