@@ -8,11 +8,13 @@ format (ids masked, times shown as the recipe's poll slots), and it must equal
 ``transcript.txt``, which the demo produced (``test_recipes.py``, ``test_panel.py``). So a
 demo whose time runs ahead of or behind real time fails here. See ``docsite.replay``.
 
-The recipes run side by side at the start of a busy suite. A machine that holds a page's timer
-or a worker back by more than a poll's margin makes a real run differ without any fault of the
-demo's, so a recipe whose run differs runs once more, alone, once the others are done: a demo
-that disagrees with its code disagrees both times, and the test then shows both runs. A second
-run that agrees passes with a warning that names the first run's difference.
+The recipes run side by side at the start of a busy suite, ahead of the rest of its work (the
+replay's Chromium and every process a run starts at a raised priority: ``docsite.replay._loop``).
+A machine that still holds a page's timer or a worker back by more than a poll's margin makes a
+real run differ without any fault of the demo's, so a recipe whose run differs runs once more,
+alone, once the others are done: a demo that disagrees with its code disagrees both times,
+and the test then shows both runs. A second run that agrees passes with a warning that names
+the first run's difference.
 """
 
 from __future__ import annotations

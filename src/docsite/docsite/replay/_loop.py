@@ -2,6 +2,12 @@
 
 Playwright's sync API would keep a loop marked as running in the caller's thread; keeping the
 browser on a loop of its own lets sync callers (pytest, a script) run coroutines there.
+
+The loop's thread runs at a raised priority where the user may raise one
+(``docsite.testing.processes.raised_priority``), and so do Chromium and every app, worker,
+Redis server and client a run starts from it: a real run is timed against real clocks, and on
+a busy machine (the test suite's browsers and builds beside it) a worker that picks its job
+up late, or a page's timer that fires late, makes it differ from what the code does.
 """
 
 from __future__ import annotations
@@ -12,6 +18,7 @@ from collections.abc import Coroutine
 from typing import Any, TypeVar
 
 from docsite.testing.browser import CHROMIUM, CHROMIUM_ARGS
+from docsite.testing.processes import raised_priority
 
 T = TypeVar("T")
 
@@ -21,9 +28,13 @@ class BrowserLoop:
 
     def __init__(self) -> None:
         self._loop = asyncio.new_event_loop()
-        self._thread = threading.Thread(target=self._loop.run_forever, name="replay-loop")
+        self._thread = threading.Thread(target=self._serve, name="replay-loop")
         self._playwright: Any = None
         self.browser: Any = None
+
+    def _serve(self) -> None:
+        with raised_priority():
+            self._loop.run_forever()
 
     def run(self, coro: Coroutine[Any, Any, T], timeout: float = 300.0) -> T:
         """Run ``coro`` on the loop and wait (bounded) for its result."""

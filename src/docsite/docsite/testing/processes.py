@@ -1,6 +1,7 @@
 """Real processes for tests and replays (workers, servers): loopback only, bounded, always
 stopped. ``ManagedProcess`` keeps its output in a temporary log file, waits for a line it
-prints, and stops its whole process tree (``stop()`` is bounded and idempotent)."""
+prints, and stops its whole process tree (``stop()`` is bounded and idempotent).
+``raised_priority()`` puts the work a test times ahead of the rest of a busy machine's."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import signal
 import subprocess
 import tempfile
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from pathlib import Path
 
 import psutil
@@ -28,6 +29,35 @@ def wait_until(
         if time.monotonic() > deadline:
             raise TimeoutError(f"timed out after {timeout}s waiting for {what}")
         time.sleep(interval)
+
+
+#: The niceness of work whose timing a test checks against real clocks (a recipe's real run):
+#: ahead of the browsers and builds beside it, and of Chromium's own main processes (-8).
+TIMED_NICENESS = -10
+
+
+@contextlib.contextmanager
+def raised_priority(niceness: int = TIMED_NICENESS) -> Iterator[bool]:
+    """Run the calling thread at ``niceness`` for the block, and with it every thread and
+    process it starts meanwhile (they inherit it, and keep it); then put the thread back.
+
+    Yields whether the priority was raised: only a user allowed to (root's ``CAP_SYS_NICE``,
+    or an ``RLIMIT_NICE`` that reaches it) can; anyone else runs the block as it is.
+
+    Example:
+        >>> with raised_priority() as raised:  # doctest: +SKIP
+        ...     subprocess.run(["uvicorn", "app:app"])  # at -10, if raised
+    """
+    before = os.getpriority(os.PRIO_PROCESS, 0)  # Linux: the calling thread's
+    try:
+        os.setpriority(os.PRIO_PROCESS, 0, niceness)
+    except PermissionError:
+        yield False
+        return
+    try:
+        yield True
+    finally:
+        os.setpriority(os.PRIO_PROCESS, 0, before)  # lowering a priority is always allowed
 
 
 class ManagedProcess:
