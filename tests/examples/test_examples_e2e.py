@@ -64,7 +64,10 @@ PIP_DOWNLOAD = [
     "--only-binary=:all:",
 ]
 
-pytestmark = pytest.mark.slow
+# The module's fixtures install 23 examples one after the other, then run them all: on a busy
+# machine (a fresh clone's run with two CPU hogs beside it) that took over the suite's 300 s
+# per test, which bounds a test's setup too.
+pytestmark = [pytest.mark.slow, pytest.mark.timeout(900)]
 
 
 def blocks(markdown: str) -> dict[str, str]:
