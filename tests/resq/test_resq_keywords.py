@@ -101,7 +101,9 @@ def _refused_or_sent(send: Any, name: str, value: Any, calls: Any) -> None:
     except (TypeError, ValueError) as exc:
         message = str(exc)
     else:
-        assert status in (200, 422), (name, value)  # 422: the app refused an `n` it got
+        # the app's answer: 422 when it refused an `n` it got, 503 when a whole number `n`
+        # asked it to fail its first calls (hypothesis sent params [("n", 1)])
+        assert status in (200, 422, 503), (name, value)
         return
     assert message.startswith(f"get(): {name}"), message
     assert not any(word in message for word in ENGINE_WORDS), message
