@@ -25,6 +25,8 @@ pytestmark = pytest.mark.browser
 
 RECIPE = "resq-async-poll"
 BOUND_S = 15
+# how much later than the watchdog's start the page's clock may read the last progress
+WATCHDOG_SLACK_S = 0.1
 
 
 # The widget's status texts, each with the page's clock (ms) when it was shown.
@@ -135,7 +137,10 @@ def test_no_progress_for_ten_seconds(
         seconds = _fails_kindly(
             visit, "The Python runtime stopped loading (nothing arrived for 10 s)", since=""
         )
-        assert seconds >= 10
+        # The page arms its 10 s watchdog, then shows the progress: the text's time is a
+        # moment late, more so when the machine preempts the page's thread between the two
+        # (a whole run at a load average of 12 measured 9.9974 s).
+        assert seconds >= 10 - WATCHDOG_SLACK_S
 
 
 def test_a_worker_that_cannot_start(
