@@ -8,6 +8,7 @@
 import { checked, Downloads, DownloadError, PRECOMPRESSED, PYODIDE } from "./download.mjs";
 import { FileCache } from "./files.mjs";
 import { lockDown } from "./lockdown.mjs";
+import { BootProgress } from "./progress.mjs";
 import { linkSpeed, restFiles, shippedSnapshot } from "./prepared.mjs";
 import {
   dropSnapshot,
@@ -53,124 +54,14 @@ const warnNull = (what) => (error) => {
   return null;
 };
 
-let bytes = 0;
-let lastReport = 0;
-let stage = "";
-let pythonRuns = false; // CPython runs: its thread may now be busy for seconds without a word
-let starting = false; // loadPyodide was called: the wasm compiles, files are linked
-/** @type {Set<string>} */
-const inFlight = new Set(); // this worker's downloads not yet read to their end
-
-// Whether the worker is busy computing rather than waiting for bytes: CPython runs, or
-// Pyodide starts with no download of this worker under way (compiling the wasm may take many
-// seconds on a busy machine without a byte arriving). The page then waits longer for a word.
-const busy = () => pythonRuns || (starting && inFlight.size === 0);
-
-// How far the boot is (0..1) for the page's progress bar: the download by bytes (up to 0.4,
-// when the manifest says how many), then each stage. A bar that only moves when this does
-// costs the page no drawing in between, unlike an animated one, which on a 2-core machine
-// takes CPU time from the start of Python.
-let expectedBytes = 0;
-let wireScale = 1; // bytes on the wire per byte counted (a brotli host: the browser inflates)
-/** @type {Record<string, number>} */
-const STAGE_DONE = {
-  "Starting Python": 0.45,
-  "Restoring the interpreter saved on your last visit": 0.45,
-  "Restoring a prepared interpreter": 0.45,
-  "Installing packages": 0.6,
-  "Importing the libraries": 0.7,
-  Ready: 1,
-};
-
-function done() {
-  if (stage in STAGE_DONE) return STAGE_DONE[stage];
-  return expectedBytes ? 0.4 * Math.min(1, bytes / expectedBytes) : null;
-}
-
-const wire = () => Math.round(bytes * wireScale);
-
-/** @param {boolean} force */
-function report(force) {
-  const now = performance.now();
-  if (force || now - lastReport > 100) {
-    lastReport = now;
-    postMessage({ kind: "progress", stage, bytes: wire(), done: done(), busy: busy() });
-  }
-}
-
-// ms since the first click started the boot, when each stage began (for the benchmark; the
-// page may have started this worker long before), and when each file had fully arrived
-/** @type {Record<string, number>} */
-const stageTimes = {};
-/** @type {Record<string, number>} */
-const arrivedTimes = {};
-/** @type {number | null} */
-let bundleAsked = null; // and when the bundle was asked for
-let bootStarted = 0;
-
-/** @param {string} name */
-function setStage(name) {
-  stage = name;
-  stageTimes[name] = Math.round(performance.now() - bootStarted);
-  report(true);
-}
+const progress = new BootProgress((message) => postMessage(message));
 
 // Whether this browser can inflate gzip natively. `?nodecompress` pretends it cannot (tests).
 const canInflate = typeof DecompressionStream === "function" && !flags.has("nodecompress");
 
-// A promise per file, settled once the file has been read to its end (or has failed): the
-// bundle's download waits for the files CPython's start needs (see boot).
-/** @type {Record<string, { promise: Promise<void>, settle: () => void }>} */
-const arrivals = {};
-/** @param {string} name */
-function arrival(name) {
-  if (!arrivals[name]) {
-    /** @type {() => void} */
-    let settle = /** @type {any} set at once, by the promise's executor */ (undefined);
-    /** @type {Promise<void>} */
-    const promise = new Promise((resolve) => (settle = resolve));
-    arrivals[name] = { promise, settle };
-  }
-  return arrivals[name];
-}
-
-/** @param {string} name */
-function arrived(name) {
-  arrivedTimes[name] ??= Math.round(performance.now() - bootStarted);
-  arrival(name).settle();
-  if (inFlight.delete(name) && busy()) report(true); // the last bytes: now it computes
-}
-
-// `response` with a body that says when it has been read to its end, errs or is cancelled.
-/** @param {string} name @param {Response} response */
-function watched(name, response) {
-  const reader = /** @type {ReadableStream<Uint8Array>} it has one */ (response.body).getReader();
-  const body = new ReadableStream({
-    async pull(controller) {
-      try {
-        const { value, done } = await reader.read();
-        if (done) {
-          arrived(name);
-          controller.close();
-        } else {
-          controller.enqueue(value);
-        }
-      } catch (error) {
-        arrived(name);
-        controller.error(error);
-      }
-    },
-    cancel(reason) {
-      arrived(name);
-      return reader.cancel(reason);
-    },
-  });
-  return new Response(body, { status: response.status, headers: response.headers });
-}
-
 // The downloads of this worker (download.mjs), counted for the progress bar. Replaced once
 // boot() has read the build's index: until then, and without Cache Storage, nothing is kept.
-let downloads = new Downloads({ inflate: canInflate, counted: countBytes });
+let downloads = new Downloads({ inflate: canInflate, counted: (n) => progress.count(n) });
 // The downloads are kept for the next visit once the runtime is ready (keepFiles).
 /** @type {() => void} */
 let keepNow;
@@ -178,27 +69,21 @@ let keepNow;
 const keepAfter = new Promise((resolve) => (keepNow = resolve));
 const realFetch = self.fetch.bind(self);
 
-/** @param {number} n */
-function countBytes(n) {
-  bytes += n;
-  report(false);
-}
-
 // A file of the runtime folder as Pyodide wants it (download.mjs: Downloads.file), telling
 // when it has fully arrived.
 /** @param {string} name @param {RequestInit} [init] @param {{ gzipOnly?: boolean }} [options] */
 async function runtimeFile(name, init, options) {
-  inFlight.add(name);
-  if (starting) report(true); // waiting for bytes again: the page's short limit applies
+  progress.inFlight.add(name);
+  if (progress.starting) progress.report(true); // waiting for bytes again: the page's short limit applies
   let response;
   try {
     response = await downloads.file(name, init, options);
   } catch (error) {
-    arrived(name);
+    progress.arrived(name);
     throw error;
   }
-  if (!response.body) inFlight.delete(name); // nothing more to come
-  return response.body ? watched(name, response) : response;
+  if (!response.body) progress.inFlight.delete(name); // nothing more to come
+  return response.body ? progress.watched(name, response) : response;
 }
 
 // Pyodide's own downloads (the wasm, the standard library, the lockfile, wheels) come here. A
@@ -252,8 +137,8 @@ let fetcherGone = null; // rejects the bundle's download if the page says that w
 // CPython), or here when there is none or it died.
 /** @param {Manifest} manifest */
 async function fetchBundle(manifest) {
-  bundleAsked = Math.round(performance.now() - bootStarted);
-  inFlight.add(manifest.file);
+  progress.bundleAsked = progress.since();
+  progress.inFlight.add(manifest.file);
   const here = () => downloads.checkedFile(manifest.file, manifest.sha256);
   try {
     return await (fetcher ? fetchElsewhere(manifest) : here()).catch((error) => {
@@ -262,7 +147,7 @@ async function fetchBundle(manifest) {
       return here();
     });
   } finally {
-    arrived(manifest.file);
+    progress.arrived(manifest.file);
   }
 }
 
@@ -281,10 +166,10 @@ function fetchElsewhere(manifest) {
       reject(error);
     };
     port.onmessage = ({ data }) => {
-      if (data.kind === "bytes") countBytes(data.n);
+      if (data.kind === "bytes") progress.count(data.n);
       else if (data.kind === "kept") keptBy(data.files);
       else if (data.kind === "bundle") {
-        arrivedTimes[manifest.file] = Math.round(data.at - performance.timeOrigin - bootStarted);
+        progress.arrivedTimes[manifest.file] = Math.round(data.at - performance.timeOrigin - progress.started);
         resolve(data.bytes);
       } else if (data.kind === "error") {
         reject(data.download ? new DownloadError(manifest.file, "", data.message) : new Error(data.message));
@@ -378,13 +263,13 @@ async function start({ loadPyodide, factory, manifest, dynlibs, stdlib, snapshot
   const plain = factory;
   factory = (moduleArg) => {
     // Emscripten runs these once the wasm is instantiated, before CPython starts
-    if (!snapshot) moduleArg.preRun = /** @type {((module: Pyodide.Module) => void)[]} */ ([]).concat(moduleArg.preRun || [], () => setStage("Starting Python"));
+    if (!snapshot) moduleArg.preRun = /** @type {((module: Pyodide.Module) => void)[]} */ ([]).concat(moduleArg.preRun || [], () => progress.setStage("Starting Python"));
     // ... and CPython itself once nothing is awaited any more (the standard library, the
     // shared libraries): from then on the thread is busy for seconds, without a word.
     moduleArg.monitorRunDependencies = (left) => {
       if (left === 0) {
-        pythonRuns = true;
-        report(true);
+        progress.pythonRuns = true;
+        progress.report(true);
       }
     };
     return plain(moduleArg);
@@ -392,8 +277,8 @@ async function start({ loadPyodide, factory, manifest, dynlibs, stdlib, snapshot
   if (manifest) {
     ({ factory, linked } = withDynlibs(factory, /** @type {Promise<CompiledDynlib[]>} with the manifest */ (dynlibs), snapshot));
   }
-  starting = true;
-  report(true);
+  progress.starting = true;
+  progress.report(true);
   const pyodide = await loadPyodide({
     createPyodideModule: factory,
     indexURL: PYODIDE.href,
@@ -412,8 +297,8 @@ async function start({ loadPyodide, factory, manifest, dynlibs, stdlib, snapshot
 /** @param {Parts} parts @param {Snapshot | null} snapshot */
 async function startAndImport(parts, snapshot) {
   const { pyodide, linked } = await start({ ...parts, snapshot });
-  pythonRuns = true;
-  setStage("Installing packages");
+  progress.pythonRuns = true;
+  progress.setStage("Installing packages");
   let installed = false;
   if (parts.bundle) {
     try {
@@ -437,7 +322,7 @@ async function startAndImport(parts, snapshot) {
     });
     if (failures.length) throw new Error(failures.join("; "));
   }
-  setStage("Importing the libraries");
+  progress.setStage("Importing the libraries");
   browser = pyodide.pyimport("tryit.browser");
   const info = JSON.parse(await call("boot"));
   return { pyodide, linked, installed, info };
@@ -490,18 +375,18 @@ async function keepFiles() {
 }
 
 async function boot() {
-  bootStarted = performance.now();
-  setStage("Downloading the Python runtime");
+  progress.started = performance.now();
+  progress.setStage("Downloading the Python runtime");
   const index = await fetchIndex().catch(warnNull("no index of the files: none kept"));
   const files = await FileCache.open(index?.files);
   const brotli = !!index?.brotli;
-  downloads = new Downloads({ files, brotli, inflate: canInflate, counted: countBytes, keepAfter });
+  downloads = new Downloads({ files, brotli, inflate: canInflate, counted: (n) => progress.count(n), keepAfter });
   const hostBrotli = downloads.brotli;
   const runtime = /** @type {Promise<[Pyodide.Exports, Pyodide.AsmExports]>} */ (Promise.all([importModule("pyodide.mjs"), importModule("pyodide.asm.mjs")]));
   runtime.catch(() => {});
   const manifest = canUseBundle() ? await fetchManifest().catch(warnNull("no bundle")) : null;
-  expectedBytes = (hostBrotli ? manifest?.plain : manifest?.download) || 0;
-  if (hostBrotli && manifest?.plain) wireScale = /** @type {number} with .br copies */ (manifest.brotli) / manifest.plain;
+  progress.expectedBytes = (hostBrotli ? manifest?.plain : manifest?.download) || 0;
+  if (hostBrotli && manifest?.plain) progress.wireScale = /** @type {number} with .br copies */ (manifest.brotli) / manifest.plain;
   // CPython's start waits for the wasm, the standard library and the shared libraries; the
   // imports, much later, for the bundle: it downloads once the others are in, so that on a
   // slow link they have the bandwidth to themselves (at once when restoring: no CPython start
@@ -512,7 +397,7 @@ async function boot() {
   let askForBundle = /** @type {any} set at once, by the promise's executor */ (undefined); // with the bundle's manifest: the whole bundle, or what a restore needs
   /** @type {Promise<Manifest | null>} */
   const bundleWanted = new Promise((resolve) => (askForBundle = resolve));
-  Promise.all(critical.map((name) => arrival(name).promise)).then(() => askForBundle(manifest));
+  Promise.all(critical.map((name) => progress.arrival(name).promise)).then(() => askForBundle(manifest));
   const bundle = manifest ? bundleWanted.then((which) => fetchBundle(/** @type {Manifest} */ (which))) : null;
   if (!manifest) fetcher?.postMessage({ kind: "close" }); // no bundle: its worker may go
   for (const part of [bundle, dynlibs]) {
@@ -525,10 +410,10 @@ async function boot() {
   const snapshot = (await saved) || shippedSnapshot(manifest, downloads, flags.get("link"));
   if (snapshot?.filled) {
     const shipped = /** @type {ShippedSnapshot} the one being filled */ (manifest?.snapshot);
-    inFlight.add(shipped.file);
-    snapshot.filled.finally(() => arrived(shipped.file)).catch(() => {});
-    expectedBytes = shipped.download.plain;
-    wireScale = shipped.download.brotli / shipped.download.plain;
+    progress.inFlight.add(shipped.file);
+    snapshot.filled.finally(() => progress.arrived(shipped.file)).catch(() => {});
+    progress.expectedBytes = shipped.download.plain;
+    progress.wireScale = shipped.download.brotli / shipped.download.plain;
   }
   /** @type {Awaited<ReturnType<typeof startAndImport>> | null} */
   let restored = null;
@@ -538,7 +423,7 @@ async function boot() {
     askForBundle(rest ? rest.manifest : manifest);
     if (rest) fresh = { ...parts, bundle: null }; // a fresh start needs the whole bundle
     const kept = "Restoring the interpreter saved on your last visit";
-    setStage(snapshot.shipped ? "Restoring a prepared interpreter" : kept);
+    progress.setStage(snapshot.shipped ? "Restoring a prepared interpreter" : kept);
     const restoring = rest ? { ...parts, manifest: rest.manifest, stdlib: rest.stdlib } : parts;
     restored = await startAndImport(restoring, snapshot).catch((error) => {
       if (error instanceof DownloadError) throw error;
@@ -556,22 +441,22 @@ async function boot() {
   jspi = info.jspi;
   if (key && !restored && installed && /** @type {Linked} installed: with the manifest */ (linked).done) save(key, pyodide, /** @type {Linked} */ (linked));
   if (key && restored && /** @type {Snapshot} restored */ (snapshot).shipped) keepShipped(key, /** @type {Snapshot} */ (snapshot));
-  setStage("Ready");
+  progress.setStage("Ready");
   const resources = /** @type {PerformanceResourceTiming[]} */ (performance.getEntriesByType("resource"));
   const transferred = resources.reduce((sum, r) => sum + (r.encodedBodySize || 0), 0);
   postMessage({
     kind: "ready",
-    ms: performance.now() - bootStarted,
-    bytes: Math.max(wire(), transferred),
+    ms: performance.now() - progress.started,
+    bytes: Math.max(progress.wire(), transferred),
     brotli: hostBrotli,
     python: info.python,
     jspi,
     restored: !!restored,
     shipped: !!restored && !!(/** @type {Snapshot} */ (snapshot)).shipped,
     linkSpeed: linkSpeed(flags.get("link")),
-    stages: stageTimes,
-    arrived: arrivedTimes,
-    bundleAsked,
+    stages: progress.stageTimes,
+    arrived: progress.arrivedTimes,
+    bundleAsked: progress.bundleAsked,
   });
   setTimeout(keepFiles);
 }
@@ -596,9 +481,10 @@ function reasonOf(error) {
   // a Python traceback: its exception line says what it was
   const lines = text.trim().split("\n");
   const last = lines.findLast((line) => /^[\w.]+(Error|Exception|Exit)\b/.test(line)) || lines.pop();
+  const { stage } = progress;
   if (stage === "Importing the libraries") return `The Python libraries could not be imported (${last})`;
   if (stage === "Installing packages") return `The Python packages could not be installed (${last})`;
-  if (pythonRuns) return `Python could not be started (${last})`;
+  if (progress.pythonRuns) return `Python could not be started (${last})`;
   return `The Python runtime could not be loaded (${last})`;
 }
 

@@ -468,7 +468,7 @@ def _build(*, force: bool, prepared: bool) -> Path:
     target = PREPARED_RUNTIME if prepared else RUNTIME
     if prepared:  # what the snapshot holds depends on how the worker starts Python
         shipped = prepared_module
-        steps += [HERE / "prepared.py", *(shipped.WORKER_DIR / n for n in shipped.WORKER_FILES)]
+        steps += [HERE / "prepared.py", *shipped.worker_files()]
     key = (compiled / ".stamp").read_text() + _tree_hash(HTMX, *steps)
     if _stamped(target, key):
         return target

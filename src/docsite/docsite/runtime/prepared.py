@@ -36,20 +36,12 @@ import zipfile
 from pathlib import Path
 from typing import Any
 
+from docsite.jsimports import imports
 from docsite.paths import DOCS
 
 HERE = Path(__file__).resolve().parent
 WORKER_DIR = DOCS / "assets" / "tryit"
-# The worker's module graph: a change to how it starts or restores Python changes what a
-# snapshot holds (``runtime.py`` rebuilds the runtime, and this snapshot, when they change).
-WORKER_FILES = (
-    "worker.mjs",
-    "snapshot.mjs",
-    "prepared.mjs",
-    "download.mjs",
-    "files.mjs",
-    "lockdown.mjs",
-)
+WORKER = WORKER_DIR / "worker.mjs"
 FILE = "tryit-snapshot.bin"  # served as FILE + ".gz" and FILE + ".br" only
 # The worker checks the snapshot in slices of this size, each as soon as it is in, so that
 # only the last slice's sha256 is left once the last byte arrives (the whole 45 MB took 0.1 s).
@@ -89,6 +81,22 @@ TAKE = """async () => {
   const key = request.url.split("/snapshot/").pop();
   return { key, meta: JSON.parse(meta), modules: window.modules };
 }"""
+
+
+def worker_files(entry: Path = WORKER) -> list[Path]:
+    """The worker's module graph: ``entry`` and every module it imports, directly or not
+    (``docsite.jsimports``), sorted. A change to any of them may change how the worker starts
+    or restores Python, and so what a snapshot holds: the runtime's build makes a new one then.
+    Pyodide's own modules, which it imports from a computed address, are the runtime's."""
+    found: set[Path] = set()
+    todo = [entry.resolve()]
+    while todo:
+        path = todo.pop()
+        if path not in found:
+            found.add(path)
+            specs, _ = imports(path.read_text(encoding="utf-8"))
+            todo += [(path.parent / s).resolve() for s in specs if s.startswith(("./", "../"))]
+    return sorted(found)
 
 
 def _take(folder: Path, out: Path) -> dict[str, Any]:
